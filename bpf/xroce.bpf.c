@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * xroce datapath (XDP).  On every interface xroce is attached to:
+ *
+ *  data    parse, authenticate (connection, token, peer address and port),
+ *          verify the UDP checksum, validate placement (rkey, domain, PD,
+ *          access, bounds, no overflow), record the packet in its path's
+ *          receive window and the connection's CSN window, place new payload
+ *          straight into the domain's memory, count the message's bytes and
+ *          emit a RECV event when its last byte lands, then answer with an
+ *          ACK or NAK built from the same frame (XDP_TX) when one is due.
+ *  ack/nak authenticate and hand a compact record to the owning domain's
+ *          ring buffer, so the library never parses frames.
+ *  probe   answer in place with a probe reply (XDP_TX).
+ *  other   XDP_PASS, untouched.
+ *
+ * Maps and records: include/xroce/abi.h.  Wire format: include/xroce/wire.h.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#define XR_INLINE static inline __attribute__((always_inline))
+
+#include "xroce/abi.h"
+#include "lib/parse.h"
+#include "lib/rxwin.h"
+#include "lib/udp_csum.h"
+#include "lib/place.h"
+#include "lib/reply.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xr_cfg);
+} xr_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XR_DEFAULT_MAX_DOMAINS);
+	__type(key, __u32);
+	__type(value, struct xr_domain);
+} xr_domains SEC(".maps");
+
+/* Each domain's memory: an mmapable array of 4 KiB pages, also its UMEM.
+ * BPF_F_INNER_MAP lets every domain size its own. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__uint(max_entries, XR_DEFAULT_MAX_DOMAINS);
+	__type(key, __u32);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_ARRAY);
+		__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+		__uint(max_entries, 1);
+		/* sizes, not BTF types: a key type without a value type
+		 * makes the kernel refuse the map's BTF (libbpf then
+		 * retries without it, and says so on every load) */
+		__uint(key_size, sizeof(__u32));
+		__uint(value_size, XR_PAGE_SIZE);
+	});
+} xr_mem SEC(".maps");
+
+/* Each domain's event ring (ACK records, completions). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__uint(max_entries, XR_DEFAULT_MAX_DOMAINS);
+	__type(key, __u32);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_RINGBUF);
+		__uint(max_entries, XR_EVQ_BYTES);
+	});
+} xr_evq SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XR_DEFAULT_MAX_MRS);
+	__type(key, __u32);
+	__type(value, struct xr_mr);
+} xr_mrs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XR_DEFAULT_MAX_CONNS);
+	__type(key, __u32);
+	__type(value, struct xr_conn);
+} xr_conns SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XR_DEFAULT_MAX_CONNS);
+	__type(key, __u32);
+	__type(value, struct xr_rx_state);
+} xr_rx SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XR_DEFAULT_MAX_CONNS * XR_MSG_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} xr_msgs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XR_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} xr_stats SEC(".maps");
+
+#include "lib/stats.h"
+
+/* Not ours after all: to the kernel stack, untouched. */
+XR_INLINE int xr_pass(void)
+{
+	xr_count(XR_STAT_PASS);
+	return XDP_PASS;
+}
+
+/* Drop with a reason. */
+XR_INLINE int xr_drop(__u32 reason)
+{
+	xr_count(reason);
+	return XDP_DROP;
+}
+
+/* Is the frame's source one of the connection's peer addresses, and its
+ * source port inside the peer's entropy range? */
+XR_INLINE int xr_peer_ok(const struct xr_conn *c, const struct xr_hdrs *h,
+			 void *end, int reply)
+{
+	__u32 a[4];
+	__u16 sport = bpf_ntohs(h->udp->source);
+	__u32 i;
+
+	/* Data and probes come from one of the peer's entropy ports; replies
+	 * come from its data port, which the dispatcher already matched. */
+	if (!reply &&
+	    (__u32)(__u16)(sport - c->peer_sport_lo) >= c->peer_sport_n)
+		return 0;
+	if (!h->v6) {
+		struct iphdr *ip = xr_ip4(h, end);
+
+		if (!ip)
+			return 0;
+		a[0] = 0;
+		a[1] = 0;
+		a[2] = bpf_htonl(0xffff);
+		a[3] = ip->saddr;
+	} else {
+		struct ipv6hdr *ip6 = xr_ip6(h, end);
+
+		if (!ip6)
+			return 0;
+		__builtin_memcpy(a, &ip6->saddr, sizeof(a));
+		/* An IPv4-mapped source never appears on the wire (RFC 4291
+		 * 2.5.5.2): it must not pass for an IPv4 peer's address. */
+		if (a[0] == 0 && a[1] == 0 && a[2] == bpf_htonl(0xffff))
+			return 0;
+	}
+#pragma clang loop unroll(full)
+	for (i = 0; i < XR_MAX_PLANES; i++) {
+		const __u32 *p = (const __u32 *)c->peer_addr[i];
+
+		if (i >= c->npeer)
+			break;
+		if (p[0] == a[0] && p[1] == a[1] && p[2] == a[2] && p[3] == a[3])
+			return 1;
+	}
+	return 0;
+}
+
+/* Find and authenticate the connection a packet is addressed to.  Returns
+ * NULL (with *why set to the drop reason) unless the connection exists, is
+ * connected, the token matches and the packet comes from the peer. */
+XR_INLINE struct xr_conn *xr_auth(const struct xr_hdrs *h, void *end,
+				  __u32 conn_id, __be64 token, int reply,
+				  __u32 *why)
+{
+	struct xr_conn *c = bpf_map_lookup_elem(&xr_conns, &conn_id);
+
+	if (!c) {
+		*why = XR_STAT_DROP_NO_CONN;
+		return NULL;
+	}
+	if (c->state != XR_CONN_RTS) {
+		*why = XR_STAT_DROP_CONN_STATE;
+		return NULL;
+	}
+	if (bpf_be64_to_cpu(token) != c->rx_token) {
+		*why = XR_STAT_DROP_TOKEN;
+		return NULL;
+	}
+	if (!xr_peer_ok(c, h, end, reply)) {
+		*why = XR_STAT_DROP_PEER;
+		return NULL;
+	}
+	return c;
+}
+
+/* How long a successful liveness check of a domain is trusted. */
+#define XR_ALIVE_CACHE_NS 1000000ULL
+
+/* Is the process owning domain still there?  See struct xr_domain. */
+XR_INLINE int xr_domain_alive(struct xdp_md *ctx, const struct xr_hdrs *h,
+			      void *end, __u32 domain, __u64 now)
+{
+	struct xr_domain *d = bpf_map_lookup_elem(&xr_domains, &domain);
+	struct bpf_sock_tuple t = {};
+	struct bpf_sock *sk;
+	__u32 tlen;
+
+	if (!d)
+		return 0;
+	if (!d->ctrl_port || now < d->alive_until_ns)
+		return 1;
+	if (!h->v6) {
+		struct iphdr *ip = xr_ip4(h, end);
+
+		if (!ip)
+			return 0;
+		t.ipv4.saddr = ip->saddr;
+		t.ipv4.daddr = ip->daddr;
+		t.ipv4.sport = h->udp->source;
+		t.ipv4.dport = bpf_htons(d->ctrl_port);
+		tlen = sizeof(t.ipv4);
+	} else {
+		struct ipv6hdr *ip6 = xr_ip6(h, end);
+
+		if (!ip6)
+			return 0;
+		__builtin_memcpy(t.ipv6.saddr, &ip6->saddr, 16);
+		__builtin_memcpy(t.ipv6.daddr, &ip6->daddr, 16);
+		t.ipv6.sport = h->udp->source;
+		t.ipv6.dport = bpf_htons(d->ctrl_port);
+		tlen = sizeof(t.ipv6);
+	}
+	sk = bpf_sk_lookup_udp(ctx, &t, tlen, BPF_F_CURRENT_NETNS, 0);
+	if (!sk)
+		return 0;
+	bpf_sk_release(sk);
+	d->alive_until_ns = now + XR_ALIVE_CACHE_NS;
+	return 1;
+}
+
+/* Length of the UDP datagram, if it fits in the frame and holds at least
+ * min_body bytes of xroce header; 0 otherwise. */
+XR_INLINE __u32 xr_udp_len(const struct xr_hdrs *h, void *end, __u32 min_body)
+{
+	__u32 len = bpf_ntohs(h->udp->len);
+
+	if (len < sizeof(struct udphdr) + min_body)
+		return 0;
+	if ((void *)h->udp + len > end)
+		return 0;
+	return len;
+}
+
+/* Validate where a WRITE payload goes; returns a NAK reason or 0 and sets
+ * *pos to the byte position in the domain's memory. */
+XR_INLINE __u8 xr_check_write(const struct xr_conn *c, __u32 rkey, __u64 raddr,
+			      __u32 plen, __u32 msg_len, __u32 msg_off,
+			      __u64 *pos)
+{
+	struct xr_domain *dom;
+	struct xr_mr *mr;
+	__u64 off;
+
+	if (msg_off > msg_len || plen > msg_len - msg_off ||
+	    (plen == 0 && msg_len != 0))
+		return XR_NAK_BAD_LENGTH;
+	mr = bpf_map_lookup_elem(&xr_mrs, &rkey);
+	if (!mr || mr->rkey != rkey || mr->domain != c->domain || mr->pd != c->pd)
+		return XR_NAK_BAD_KEY;
+	if (!(mr->access & XR_ACCESS_REMOTE_WRITE))
+		return XR_NAK_ACCESS;
+	/* raddr >= iova and raddr + plen <= iova + len, without overflow. */
+	if (raddr < mr->iova)
+		return XR_NAK_BOUNDS;
+	off = raddr - mr->iova;
+	if (off > mr->len || plen > mr->len - off)
+		return XR_NAK_BOUNDS;
+	dom = bpf_map_lookup_elem(&xr_domains, &c->domain);
+	if (!dom || mr->mem_off > dom->mem_bytes ||
+	    off + plen > dom->mem_bytes - mr->mem_off)
+		return XR_NAK_BOUNDS;
+	*pos = mr->mem_off + off;
+	return 0;
+}
+
+/* Add plen placed bytes to message msg_id of connection conn_id; true when
+ * that was the message's last byte.  Lock-free: the slot holds
+ * msg_id << 32 | bytes and is swapped with cmpxchg. */
+XR_INLINE int xr_msg_account(__u32 conn_id, __u32 msg_id, __u32 msg_len,
+			     __u32 plen)
+{
+	__u32 key = conn_id * XR_MSG_SLOTS + (msg_id % XR_MSG_SLOTS);
+	__u64 *slot = bpf_map_lookup_elem(&xr_msgs, &key);
+	__u64 old, new;
+	__u32 i;
+
+	if (!slot)
+		return 0;
+#pragma clang loop unroll(disable)
+	for (i = 0; i < 16; i++) {
+		old = *slot;
+		if (XR_MSG_SLOT_ID(old) == msg_id)
+			new = old + plen;
+		else
+			new = ((__u64)msg_id << 32) | plen;
+		if (__sync_val_compare_and_swap(slot, old, new) == old)
+			return XR_MSG_SLOT_BYTES(new) == msg_len;
+	}
+	return 0;
+}
+
+/* The drop counter of a NAK reason: a NAKed packet is refused (and
+ * answered), not accepted. */
+XR_INLINE __u32 xr_nak_stat(__u8 reason)
+{
+	switch (reason) {
+	case XR_NAK_BAD_KEY:
+		return XR_STAT_DROP_KEY;
+	case XR_NAK_BOUNDS:
+		return XR_STAT_DROP_BOUNDS;
+	case XR_NAK_ACCESS:
+		return XR_STAT_DROP_ACCESS;
+	case XR_NAK_BAD_OPCODE:
+		return XR_STAT_DROP_OPCODE;
+	default:
+		return XR_STAT_DROP_LENGTH;
+	}
+}
+
+/* What an ACK reports, copied out of the receive state under its lock. */
+struct xr_ack_info {
+	__u32 cack;
+	__u32 ce_pkts;
+	__u32 rx_pkts;
+	__u32 csn_cum;
+	__u64 sack[XR_SACK_WORDS];
+};
+
+XR_INLINE int xr_send_ack(struct xdp_md *ctx, int v6, const struct xr_ack_info *ai,
+			  __u32 peer_conn, __u64 tx_token, __u8 flags, __u8 reason,
+			  __u8 path, __u32 psn, __be32 ts, __u32 csn)
+{
+	struct xr_ack_hdr *a;
+	struct xr_hdrs h;
+	__u32 i;
+
+	a = xr_reply_begin(ctx, &h, v6, sizeof(*a));
+	if (!a)
+		return xr_drop(XR_STAT_TX_ACK_FAIL);
+	a->ver_type = XR_VER_TYPE(reason ? XR_T_NAK : XR_T_ACK);
+	a->flags = flags;
+	a->reason = reason;
+	a->path = path;
+	a->dst_conn = bpf_htonl(peer_conn);
+	a->token = bpf_cpu_to_be64(tx_token);
+	a->cack = bpf_htonl(ai->cack);
+	a->ack_psn = bpf_htonl(psn);
+	a->ts_echo = ts;
+	a->rate_hint = 0;
+#pragma clang loop unroll(full)
+	for (i = 0; i < XR_SACK_WORDS; i++)
+		a->sack[i] = bpf_cpu_to_be64(ai->sack[i]);
+	a->ce_pkts = bpf_htonl(ai->ce_pkts);
+	a->rx_pkts = bpf_htonl(ai->rx_pkts);
+	a->csn_cum = bpf_htonl(ai->csn_cum);
+	a->nak_csn = reason ? bpf_htonl(csn) : 0;
+	xr_reply_finish(ctx, &h, sizeof(*a));
+	xr_count(reason ? XR_STAT_TX_NAK : XR_STAT_TX_ACK);
+	return XDP_TX;
+}
+
+static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
+				 const struct xr_cfg *cfg)
+{
+	void *end = (void *)(long)ctx->data_end;
+	struct xr_data_hdr *d = (void *)(h->udp + 1);
+	__u32 udp_len, plen, conn_id, why = 0, psn, base, csn, msg_id, msg_len;
+	__u32 msg_off, rkey, imm, peer_conn;
+	__u64 raddr, pos = 0, now, tx_token;
+	struct xr_ack_info ai;
+	struct xr_rx_state *rx;
+	struct xr_rx_path *p;
+	struct xr_conn *c;
+	void *evq, *mem = NULL;
+	int pv, cv = XR_RXW_OLD, v6 = h->v6, done = 0, gap, ce;
+	__u8 path, flags, opcode, nak = 0, aflags;
+	__u16 stream;
+	__be32 ts;
+
+	if ((void *)(d + 1) > end)
+		return xr_drop(XR_STAT_DROP_TRUNC);
+	udp_len = xr_udp_len(h, end, sizeof(*d));
+	if (!udp_len)
+		return xr_drop(XR_STAT_DROP_TRUNC);
+	plen = udp_len - sizeof(struct udphdr) - sizeof(*d);
+	if (plen > XR_MAX_PKT_PAYLOAD)
+		return xr_drop(XR_STAT_DROP_LENGTH);
+
+	conn_id = bpf_ntohl(d->dst_conn);
+	c = xr_auth(h, end, conn_id, d->token, 0, &why);
+	if (!c)
+		return xr_drop(why);
+	if ((cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_udp_csum_ok(h, end, udp_len))
+		return xr_drop(XR_STAT_DROP_CSUM);
+
+	path = d->path;
+	if (path >= XR_MAX_PATHS)
+		return xr_drop(XR_STAT_DROP_LENGTH);
+	flags = d->flags;
+	opcode = d->opcode;
+	psn = bpf_ntohl(d->psn);
+	base = bpf_ntohl(d->psn_base);
+	csn = bpf_ntohl(d->csn);
+	ts = d->ts;
+	raddr = bpf_be64_to_cpu(d->raddr);
+	rkey = bpf_ntohl(d->rkey);
+	msg_id = bpf_ntohl(d->msg_id);
+	msg_len = bpf_ntohl(d->msg_len);
+	msg_off = bpf_ntohl(d->msg_off);
+	imm = bpf_ntohl(d->imm);
+	stream = bpf_ntohs(d->stream);
+	peer_conn = c->peer_conn;
+	tx_token = c->tx_token;
+
+	switch (opcode) {
+	case XR_OP_WRITE:
+	case XR_OP_WRITE_IMM:
+		nak = xr_check_write(c, rkey, raddr, plen, msg_len, msg_off, &pos);
+		break;
+	default:
+		nak = XR_NAK_BAD_OPCODE;
+		break;
+	}
+
+	now = bpf_ktime_get_ns();
+	if (!xr_domain_alive(ctx, h, end, c->domain, now))
+		return xr_drop(XR_STAT_DROP_DEAD);
+	evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
+	if (!evq)
+		return xr_drop(XR_STAT_DROP_NO_MEM);
+	if (!nak) {
+		/* Backpressure: refuse (unacknowledged, so retransmitted later)
+		 * rather than risk losing a completion to a full ring. */
+		if (bpf_ringbuf_query(evq, BPF_RB_AVAIL_DATA) >
+		    XR_EVQ_BYTES - XR_EVQ_RESERVE)
+			return xr_drop(XR_STAT_DROP_EVQ_FULL);
+		mem = bpf_map_lookup_elem(&xr_mem, &c->domain);
+		if (!mem)
+			return xr_drop(XR_STAT_DROP_NO_MEM);
+	}
+	rx = bpf_map_lookup_elem(&xr_rx, &conn_id);
+	if (!rx)
+		return xr_drop(XR_STAT_DROP_NO_CONN);
+
+	ce = h->ecn == XR_ECN_CE;
+	p = &rx->path[path & (XR_MAX_PATHS - 1)];
+
+	bpf_spin_lock(&rx->lock);
+	if (!nak && xr_seq_diff(csn, rx->csn_next) >= XR_CSN_WIN) {
+		bpf_spin_unlock(&rx->lock);
+		return xr_drop(XR_STAT_DROP_WINDOW);
+	}
+	xr_rxw_forward(p, base);
+	pv = xr_rxw_accept(p, psn);
+	if (pv == XR_RXW_OOW) {
+		bpf_spin_unlock(&rx->lock);
+		return xr_drop(XR_STAT_DROP_WINDOW);
+	}
+	p->rx_pkts++;
+	if (ce)
+		p->ce_pkts++;
+	/* A rejected packet is never marked as received: its retransmission
+	 * must be rejected again, not acknowledged as a duplicate. */
+	if (!nak) {
+		cv = xr_csn_accept(rx, csn);
+		if (cv == XR_RXW_NEW)
+			p->rx_bytes += plen;
+		else
+			p->dup_pkts++;
+	}
+	rx->last_rx_ns = now;
+	ai.cack = p->cack;
+	ai.ce_pkts = p->ce_pkts;
+	ai.rx_pkts = p->rx_pkts;
+	ai.csn_cum = rx->csn_next;
+	ai.sack[0] = p->sack[0];
+	ai.sack[1] = p->sack[1];
+	ai.sack[2] = p->sack[2];
+	ai.sack[3] = p->sack[3];
+	bpf_spin_unlock(&rx->lock);
+
+	xr_count(nak ? xr_nak_stat(nak) : XR_STAT_RX_DATA);
+	if (cv == XR_RXW_NEW) {
+		__u32 pkt_off = h->l4_off + sizeof(struct udphdr) + sizeof(*d);
+
+		if (xr_place(ctx, mem, pos, pkt_off, plen)) {
+			/* Cannot happen for a region inside the domain's memory
+			 * (checked above); counted so it would not go unseen. */
+			xr_count(XR_STAT_DROP_NO_MEM);
+		} else {
+			xr_count_n(XR_STAT_RX_BYTES, plen);
+			done = xr_msg_account(conn_id, msg_id, msg_len, plen);
+		}
+	} else if (!nak) {
+		xr_count(XR_STAT_RX_DUP);
+	}
+
+	if (done) {
+		/* Every completed message is reported, so the library can deliver
+		 * the completions it does report in message order. */
+		struct xr_evt e = {};
+
+		xr_count(XR_STAT_MSG_DONE);
+		{
+
+			e.type = XR_EVT_RECV;
+			e.path = path;
+			e.conn = conn_id;
+			e.rx_ns = now;
+			e.recv.msg_id = msg_id;
+			e.recv.msg_len = msg_len;
+			e.recv.imm = imm;
+			e.recv.stream = stream;
+			e.recv.opcode = opcode;
+			e.recv.raddr_end = raddr + (msg_len - msg_off);
+			e.recv.rkey = rkey;
+			if (bpf_ringbuf_output(evq, &e, sizeof(e), 0))
+				xr_count(XR_STAT_EVT_LOST);
+		}
+	}
+
+	gap = (ai.sack[0] | ai.sack[1] | ai.sack[2] | ai.sack[3]) != 0;
+	if (!((flags & XR_DF_AR) || pv == XR_RXW_OLD || cv == XR_RXW_OLD || gap ||
+	      ce || nak || done))
+		return XDP_DROP; /* consumed; a later ACK covers it */
+
+	aflags = (ce ? XR_AF_ECE : 0) | (!nak && cv == XR_RXW_OLD ? XR_AF_DUP : 0);
+	return xr_send_ack(ctx, v6, &ai, peer_conn, tx_token, aflags, nak, path,
+			   psn, ts, csn);
+}
+
+static __noinline int xr_rx_ack(struct xdp_md *ctx, struct xr_hdrs *h,
+				const struct xr_cfg *cfg)
+{
+	void *end = (void *)(long)ctx->data_end;
+	struct xr_ack_hdr *a = (void *)(h->udp + 1);
+	struct xr_evt e = {};
+	__u32 udp_len, conn_id, why = 0, i;
+	struct xr_conn *c;
+	void *evq;
+
+	if ((void *)(a + 1) > end)
+		return xr_drop(XR_STAT_DROP_TRUNC);
+	udp_len = xr_udp_len(h, end, sizeof(*a));
+	if (!udp_len)
+		return xr_drop(XR_STAT_DROP_TRUNC);
+	conn_id = bpf_ntohl(a->dst_conn);
+	c = xr_auth(h, end, conn_id, a->token, 1, &why);
+	if (why == XR_STAT_DROP_NO_CONN)
+		return xr_pass();
+	if (!c)
+		return xr_drop(why);
+	if ((cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_udp_csum_ok(h, end, udp_len))
+		return xr_drop(XR_STAT_DROP_CSUM);
+	evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
+	if (!evq)
+		return xr_drop(XR_STAT_DROP_NO_MEM);
+
+	e.type = XR_HDR_TYPE(a->ver_type) == XR_T_NAK ? XR_EVT_NAK : XR_EVT_ACK;
+	e.path = a->path;
+	e.flags = a->flags;
+	e.conn = conn_id;
+	e.rx_ns = bpf_ktime_get_ns();
+	e.ack.cack = bpf_ntohl(a->cack);
+	e.ack.ack_psn = bpf_ntohl(a->ack_psn);
+	e.ack.ts_echo = bpf_ntohl(a->ts_echo);
+	e.ack.rate_hint = bpf_ntohl(a->rate_hint);
+#pragma clang loop unroll(full)
+	for (i = 0; i < XR_SACK_WORDS; i++)
+		e.ack.sack[i] = bpf_be64_to_cpu(a->sack[i]);
+	e.ack.ce_pkts = bpf_ntohl(a->ce_pkts);
+	e.ack.rx_pkts = bpf_ntohl(a->rx_pkts);
+	e.ack.csn_cum = bpf_ntohl(a->csn_cum);
+	e.ack.nak_csn = bpf_ntohl(a->nak_csn);
+	e.ack.reason = a->reason;
+	if (bpf_ringbuf_output(evq, &e, sizeof(e), 0))
+		return xr_drop(XR_STAT_DROP_ACK_LOST);
+	xr_count(e.type == XR_EVT_NAK ? XR_STAT_RX_NAK : XR_STAT_RX_ACK);
+	return XDP_DROP;
+}
+
+static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
+				  const struct xr_cfg *cfg, int reply)
+{
+	void *end = (void *)(long)ctx->data_end;
+	struct xr_probe_hdr *pr = (void *)(h->udp + 1);
+	__u32 udp_len, conn_id, why = 0, seq, peer_conn;
+	struct xr_hdrs rh;
+	struct xr_conn *c;
+	__u64 tx_token;
+	__be32 ts;
+	__u8 path;
+
+	if ((void *)(pr + 1) > end)
+		return xr_drop(XR_STAT_DROP_TRUNC);
+	udp_len = xr_udp_len(h, end, sizeof(*pr));
+	if (!udp_len)
+		return xr_drop(XR_STAT_DROP_TRUNC);
+	conn_id = bpf_ntohl(pr->dst_conn);
+	c = xr_auth(h, end, conn_id, pr->token, reply, &why);
+	if (reply && why == XR_STAT_DROP_NO_CONN)
+		return xr_pass();
+	if (!c)
+		return xr_drop(why);
+	if ((cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_udp_csum_ok(h, end, udp_len))
+		return xr_drop(XR_STAT_DROP_CSUM);
+	seq = bpf_ntohl(pr->seq);
+	ts = pr->ts;
+	path = pr->path;
+
+	if (reply) {
+		struct xr_evt e = {};
+		void *evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
+
+		if (!evq)
+			return xr_drop(XR_STAT_DROP_NO_MEM);
+		e.type = XR_EVT_PROBE_REPLY;
+		e.path = path;
+		e.conn = conn_id;
+		e.rx_ns = bpf_ktime_get_ns();
+		e.probe.seq = seq;
+		e.probe.ts = bpf_ntohl(ts);
+		e.probe.rate_hint = bpf_ntohl(pr->rate_hint);
+		if (bpf_ringbuf_output(evq, &e, sizeof(e), 0))
+			return xr_drop(XR_STAT_DROP_ACK_LOST);
+		xr_count(XR_STAT_RX_ACK);
+		return XDP_DROP;
+	}
+
+	if (!xr_domain_alive(ctx, h, end, c->domain, bpf_ktime_get_ns()))
+		return xr_drop(XR_STAT_DROP_DEAD);
+	peer_conn = c->peer_conn;
+	tx_token = c->tx_token;
+	pr = xr_reply_begin(ctx, &rh, h->v6, sizeof(*pr));
+	if (!pr)
+		return xr_drop(XR_STAT_TX_ACK_FAIL);
+	pr->ver_type = XR_VER_TYPE(XR_T_PROBE_REPLY);
+	pr->flags = 0;
+	pr->rsvd0 = 0;
+	pr->path = path;
+	pr->dst_conn = bpf_htonl(peer_conn);
+	pr->token = bpf_cpu_to_be64(tx_token);
+	pr->seq = bpf_htonl(seq);
+	pr->ts = ts;
+	pr->rate_hint = 0;
+	pr->rsvd1 = 0;
+	xr_reply_finish(ctx, &rh, sizeof(*pr));
+	xr_count(XR_STAT_PROBE);
+	return XDP_TX;
+}
+
+SEC("xdp")
+int xroce_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct xr_hdrs h;
+	struct xr_cfg *cfg;
+	__u32 zero = 0;
+	__u8 *x;
+
+	if (xr_parse(data, end, &h) != XR_PARSE_OK || !h.udp)
+		goto pass;
+	cfg = bpf_map_lookup_elem(&xr_cfg, &zero);
+	if (!cfg || !cfg->udp_port)
+		goto pass;
+	x = (void *)(h.udp + 1);
+	if (h.udp->dest == bpf_htons(cfg->udp_port)) {
+		/* To our data port: data and probes. */
+		if ((void *)(x + 1) > end)
+			return xr_drop(XR_STAT_DROP_TRUNC);
+		if (XR_HDR_VERSION(*x) != XR_VERSION)
+			return xr_drop(XR_STAT_DROP_VERSION);
+		switch (XR_HDR_TYPE(*x)) {
+		case XR_T_DATA:
+			return xr_rx_data(ctx, &h, cfg);
+		case XR_T_PROBE:
+			return xr_rx_probe(ctx, &h, cfg, 0);
+		default:
+			return xr_drop(XR_STAT_DROP_VERSION);
+		}
+	}
+	if (h.udp->source == bpf_htons(cfg->udp_port)) {
+		/* From a peer's data port to one of our entropy ports: replies.
+		 * Only what looks like an xroce reply is examined; anything
+		 * else, and replies for no connection of ours, pass untouched
+		 * (another application may use that port pair). */
+		if ((void *)(x + 1) > end || XR_HDR_VERSION(*x) != XR_VERSION)
+			goto pass;
+		switch (XR_HDR_TYPE(*x)) {
+		case XR_T_ACK:
+		case XR_T_NAK:
+			return xr_rx_ack(ctx, &h, cfg);
+		case XR_T_PROBE_REPLY:
+			return xr_rx_probe(ctx, &h, cfg, 1);
+		default:
+			goto pass;
+		}
+	}
+pass:
+	xr_count(XR_STAT_PASS);
+	return XDP_PASS;
+}

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The contract between the XDP program (bpf/xroce.bpf.c) and libxroce:
+ * names and value layouts of the BPF maps, and the records the XDP program
+ * hands to the library through each domain's ring buffer.  Not public API:
+ * applications use include/xroce/xroce.h.
+ *
+ * Vocabulary
+ *   domain  one process's device context.  It owns one memory map (an
+ *           mmapable BPF array of 4 KiB pages that is also its AF_XDP UMEM)
+ *           and one event ring buffer, reached from XDP through the
+ *           hash-of-maps xr_mem and xr_evq keyed by the domain id.
+ *   conn    a connection (queue pair), keyed by its local id.  Local ids are
+ *           below the xr_conns map size so per-connection arrays (xr_rx,
+ *           xr_msgs) can be indexed by them.
+ *
+ * Compiles for BPF and userspace: only <linux/types.h> types.
+ */
+#ifndef XROCE_ABI_H
+#define XROCE_ABI_H
+
+#include <linux/types.h>
+#include <linux/bpf.h> /* struct bpf_spin_lock */
+#include "wire.h"
+
+/* Map names (BPF object names are limited to 15 characters). */
+#define XR_MAP_CFG "xr_cfg"
+#define XR_MAP_DOMAINS "xr_domains"
+#define XR_MAP_MEM "xr_mem"
+#define XR_MAP_EVQ "xr_evq"
+#define XR_MAP_MRS "xr_mrs"
+#define XR_MAP_CONNS "xr_conns"
+#define XR_MAP_RX "xr_rx"
+#define XR_MAP_MSGS "xr_msgs"
+#define XR_MAP_STATS "xr_stats"
+
+#define XR_PAGE_SHIFT 12
+#define XR_PAGE_SIZE (1u << XR_PAGE_SHIFT)
+
+/* Fixed limits baked into map layouts. */
+#define XR_MAX_PATHS 16        /* paths per connection */
+#define XR_MAX_PLANES 4        /* interfaces (planes) per connection */
+#define XR_CSN_WIN 8192        /* connection-level receive window, packets */
+/* A sender keeps every CSN it sends below its oldest unacknowledged CSN +
+ * XR_CSN_SEND_WIN: half the receive window, because the receiver moves its
+ * window base lazily (see xr_csn_accept in bpf/lib/rxwin.h). */
+#define XR_CSN_SEND_WIN (XR_CSN_WIN / 2)
+#define XR_MSG_SLOTS 256       /* messages in flight per connection */
+#define XR_DEFAULT_MAX_CONNS 8192
+#define XR_DEFAULT_MAX_DOMAINS 64
+#define XR_DEFAULT_MAX_MRS 16384
+#define XR_EVQ_BYTES (4u << 20) /* every domain's event ring: 4 MiB */
+/* Data is refused (not acknowledged, so retransmitted later) while an event
+ * ring has less than this much room, so a completion is never lost to a
+ * full ring: backpressure instead of loss. */
+#define XR_EVQ_RESERVE (256u << 10)
+
+/* ---- xr_cfg: ARRAY[1] ------------------------------------------------- */
+#define XR_CFG_VERIFY_CSUM 0x1 /* drop data whose UDP checksum is wrong */
+
+struct xr_cfg {
+	__u16 udp_port;          /* data-plane UDP port, host order */
+	__u16 flags;             /* XR_CFG_* */
+	__u32 rate_capacity_mbps; /* inbound capacity shared by senders; 0 = none */
+	__u32 active_window_us;  /* a sender is "active" if heard this recently */
+	__u32 rsvd;
+};
+
+/* ---- xr_domains: HASH domain id -> struct xr_domain -------------------- */
+struct xr_domain {
+	__u64 mem_bytes;         /* size of the domain's memory map */
+	__u32 owner_pid;         /* for garbage collection of dead domains */
+	/* The domain's control socket (UDP, host order).  XDP accepts data
+	 * for the domain only while a UDP socket is bound to this port: when
+	 * the owning process dies, its socket closes and its peers stop being
+	 * acknowledged, so they fail their work instead of writing into a
+	 * dead process's memory.  0 = no liveness check (test harnesses). */
+	__u16 ctrl_port;
+	__u16 rsvd;
+	__u64 alive_until_ns;    /* XDP's cache of the last successful check */
+};
+
+/* ---- xr_mrs: HASH rkey -> struct xr_mr -------------------------------- */
+#define XR_ACCESS_LOCAL_WRITE 0x1
+#define XR_ACCESS_REMOTE_WRITE 0x2
+#define XR_ACCESS_REMOTE_READ 0x4
+
+struct xr_mr {
+	__u32 domain;
+	__u32 pd;
+	__u32 access;            /* XR_ACCESS_* */
+	__u32 rkey;              /* repeated: a stale entry never matches */
+	__u64 iova;              /* address the owner sees the region at */
+	__u64 len;
+	__u64 mem_off;           /* byte offset of the region in the memory map */
+};
+
+/* ---- xr_conns: HASH local conn id -> struct xr_conn ------------------- */
+enum xr_conn_state {
+	XR_CONN_INIT = 0,        /* claimed, not yet connected: drops all */
+	XR_CONN_RTS = 1,         /* connected: data and ACKs accepted */
+	XR_CONN_ERROR = 2,       /* failed: everything dropped */
+	XR_CONN_CLOSED = 3,
+};
+
+/* Library-side flag (XDP reports every completed message): deliver plain
+ * WRITE completions to the receiver's CQ. */
+#define XR_CONN_F_NOTIFY_WRITE 0x1
+
+struct xr_conn {
+	__u32 domain;
+	__u32 pd;
+	__u32 state;             /* enum xr_conn_state */
+	__u32 peer_conn;         /* the peer's id for this connection */
+	__u64 rx_token;          /* token required in every packet to us */
+	__u64 tx_token;          /* token we put in packets to the peer */
+	__u8 peer_addr[XR_MAX_PLANES][16]; /* IPv4 as ::ffff:a.b.c.d */
+	__u8 npeer;              /* valid entries of peer_addr */
+	__u8 family;             /* 4 or 6 */
+	__u16 peer_sport_lo;     /* host order: peer's entropy port range */
+	__u16 peer_sport_n;
+	__u16 rsvd0;
+	__u32 flags;             /* XR_CONN_F_* */
+	__u32 rsvd1;
+};
+
+/* ---- xr_rx: ARRAY[max_conns], receive state of each connection -------- */
+struct xr_rx_path {
+	__u32 cack;              /* next PSN expected; all earlier arrived */
+	__u32 rx_pkts;           /* packets received (incl. duplicates) */
+	__u64 sack[XR_SACK_WORDS]; /* host order; bit i = PSN cack + 1 + i */
+	__u32 ce_pkts;           /* of which CE marked */
+	__u32 dup_pkts;          /* of which duplicates (by CSN) */
+	__u64 rx_bytes;          /* payload bytes placed from this path */
+};
+
+struct xr_rx_state {
+	struct bpf_spin_lock lock;
+	__u32 csn_next;          /* all CSNs before this arrived */
+	__u64 csn_ring[XR_CSN_WIN / 64]; /* bit (csn % XR_CSN_WIN): arrived */
+	__u64 last_rx_ns;        /* when data last arrived (rate-hint activity) */
+	struct xr_rx_path path[XR_MAX_PATHS];
+};
+
+/* ---- xr_msgs: ARRAY[max_conns * XR_MSG_SLOTS] of __u64 ---------------- */
+/* Slot of message m of connection c is c * XR_MSG_SLOTS + m % XR_MSG_SLOTS.
+ * Value: msg_id << 32 | payload bytes placed so far. */
+#define XR_MSG_SLOT_ID(v) ((__u32)((v) >> 32))
+#define XR_MSG_SLOT_BYTES(v) ((__u32)(v))
+
+/* ---- xr_stats: PERCPU_ARRAY[XR_STAT_MAX] of __u64 --------------------- */
+enum xr_stat {
+	XR_STAT_RX_DATA = 0,     /* data packets accepted (incl. duplicates) */
+	XR_STAT_RX_BYTES,        /* payload bytes placed */
+	XR_STAT_RX_DUP,          /* duplicates acknowledged, not placed */
+	XR_STAT_RX_ACK,          /* ACKs handed to the library */
+	XR_STAT_RX_NAK,          /* NAKs handed to the library */
+	XR_STAT_TX_ACK,          /* ACKs sent with XDP_TX */
+	XR_STAT_TX_NAK,          /* NAKs sent with XDP_TX */
+	XR_STAT_MSG_DONE,        /* messages whose last byte landed */
+	XR_STAT_PROBE,           /* probes answered */
+	XR_STAT_PASS,            /* not xroce: passed to the stack */
+	/* drops, each for one reason */
+	XR_STAT_DROP_TRUNC,      /* shorter than its headers claim */
+	XR_STAT_DROP_VERSION,    /* unknown version or type */
+	XR_STAT_DROP_NO_CONN,    /* unknown connection id */
+	XR_STAT_DROP_CONN_STATE, /* connection not in RTS */
+	XR_STAT_DROP_TOKEN,      /* wrong token */
+	XR_STAT_DROP_PEER,       /* wrong source address or port */
+	XR_STAT_DROP_CSUM,       /* bad UDP checksum */
+	XR_STAT_DROP_KEY,        /* bad rkey (NAKed) */
+	XR_STAT_DROP_BOUNDS,     /* outside the region (NAKed) */
+	XR_STAT_DROP_ACCESS,     /* region lacks the right (NAKed) */
+	XR_STAT_DROP_LENGTH,     /* inconsistent offsets/lengths (NAKed) */
+	XR_STAT_DROP_OPCODE,     /* unsupported opcode (NAKed) */
+	XR_STAT_DROP_WINDOW,     /* PSN or CSN beyond the receive window */
+	XR_STAT_DROP_EVQ_FULL,   /* event ring nearly full: backpressure */
+	XR_STAT_DROP_NO_MEM,     /* domain memory missing or page lookup failed */
+	XR_STAT_DROP_ACK_LOST,   /* ACK could not be queued to the library */
+	XR_STAT_DROP_FRAG,       /* IP fragment or IP options: not accepted */
+	XR_STAT_TX_ACK_FAIL,     /* could not turn a frame into an ACK */
+	XR_STAT_EVT_LOST,        /* a RECV event did not fit in the ring */
+	XR_STAT_DROP_DEAD,       /* the owning process is gone */
+	XR_STAT_MAX,
+};
+
+/* ---- events: records in each domain's ring buffer (xr_evq) ------------- */
+enum xr_evt_type {
+	XR_EVT_ACK = 1,          /* an ACK for one of our paths */
+	XR_EVT_NAK = 2,          /* a NAK: one packet was rejected */
+	XR_EVT_RECV = 3,         /* a message's last byte landed here */
+	XR_EVT_PROBE_REPLY = 4,
+};
+
+struct xr_evt_ack {
+	__u32 cack;
+	__u32 ack_psn;
+	__u32 ts_echo;
+	__u32 rate_hint;
+	__u64 sack[XR_SACK_WORDS]; /* host order */
+	__u32 ce_pkts;
+	__u32 rx_pkts;
+	__u32 csn_cum;
+	__u32 nak_csn;
+	__u8 reason;
+	__u8 rsvd[7];
+};
+
+struct xr_evt_recv {
+	__u32 msg_id;
+	__u32 msg_len;
+	__u32 imm;
+	__u16 stream;
+	__u8 opcode;
+	__u8 rsvd;
+	__u64 raddr_end;         /* raddr + len of the packet that completed it */
+	__u32 rkey;
+	__u32 rsvd1;
+};
+
+struct xr_evt_probe {
+	__u32 seq;
+	__u32 ts;
+	__u32 rate_hint;
+	__u32 rsvd;
+};
+
+struct xr_evt {
+	__u16 type;              /* enum xr_evt_type */
+	__u8 path;
+	__u8 flags;              /* XR_AF_* for ACK/NAK */
+	__u32 conn;              /* local connection id */
+	__u64 rx_ns;             /* receiver clock when XDP saw the packet */
+	union {
+		struct xr_evt_ack ack;
+		struct xr_evt_recv recv;
+		struct xr_evt_probe probe;
+	};
+};
+
+_Static_assert(sizeof(struct xr_evt_ack) == 72, "evt ack size");
+_Static_assert(sizeof(struct xr_evt) == 88, "evt size");
+_Static_assert(sizeof(struct xr_conn) == 112, "conn size");
+_Static_assert(sizeof(struct xr_mr) == 40, "mr size");
+
+#endif /* XROCE_ABI_H */

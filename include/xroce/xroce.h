@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * libxroce: an RDMA-style transport for lossy, multipath Ethernet on any
+ * Linux NIC.  The API follows ibverbs closely so that porting is mechanical:
+ *
+ *   ibverbs                      xroce
+ *   ibv_open_device              xroce_open_device (by interface name)
+ *   ibv_alloc_pd                 xroce_alloc_pd
+ *   ibv_reg_mr                   xroce_reg_mr (memory from xroce_mem_alloc)
+ *   ibv_create_cq                xroce_create_cq
+ *   ibv_create_qp + modify_qp    xroce_create_qp + xroce_connect/xroce_accept
+ *   ibv_post_send                xroce_post_send
+ *   ibv_poll_cq                  xroce_poll_cq (+ xroce_wait_cq to block)
+ *
+ * Differences a porter must know:
+ *  - Registered memory must come from xroce_mem_alloc(): it lives in a BPF
+ *    map that the XDP program writes received data into and that is also
+ *    the AF_XDP UMEM the library transmits from.
+ *  - There is no hardware doing the sender's work in the background: the
+ *    library makes progress (transmission, retransmission, timers) inside
+ *    xroce_poll_cq(), xroce_wait_cq(), xroce_post_send() and
+ *    xroce_progress().  A sender must keep calling one of them.  Receiving
+ *    needs no calls: the XDP program places data and acknowledges it.
+ *  - Connection setup is built in (like rdma_cm): xroce_accept() on one
+ *    side, xroce_connect() on the other.
+ *  - imm_data is in host byte order.
+ *
+ * Every function that can fail returns 0 (or a count) on success and a
+ * negative errno on failure, and logs a one-line reason through the
+ * device's log function (stderr by default).  No call aborts the process.
+ * The library is not thread safe: use one device per thread, or serialise.
+ */
+#ifndef XROCE_XROCE_H
+#define XROCE_XROCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XROCE_MAX_PLANES 4
+#define XROCE_MAX_PATHS 16
+#define XROCE_DEFAULT_PATHS 8
+#define XROCE_MAX_SGE 1
+#define XROCE_MAX_MSG_SIZE 0xffffffffu
+
+struct xroce_device;
+struct xroce_pd;
+struct xroce_cq;
+struct xroce_qp;
+
+/* ---- logging -------------------------------------------------------- */
+enum xroce_log_level { XROCE_LOG_ERROR = 0, XROCE_LOG_WARN = 1,
+		       XROCE_LOG_INFO = 2, XROCE_LOG_DEBUG = 3 };
+typedef void (*xroce_log_fn)(void *arg, enum xroce_log_level level,
+			     const char *fmt, va_list ap);
+
+/* ---- device --------------------------------------------------------- */
+struct xroce_device_attr {
+	/* Interfaces ("planes") this device transmits and receives on; each
+	 * must have the xroce XDP program attached (`xroce attach IF`). */
+	const char *ifnames[XROCE_MAX_PLANES];
+	int nplanes;
+	/* Bytes of registrable memory (rounded up to 4 KiB); default 64 MiB. */
+	size_t mem_size;
+	/* UDP port of the control socket; 0 = any free port.  A listening
+	 * side (xroce_accept) sets a known port. */
+	uint16_t ctrl_port;
+	/* Local address to bind the control socket to; NULL = any. */
+	const char *ctrl_addr;
+	/* Log sink; NULL = stderr, messages at or below log_level. */
+	xroce_log_fn log_fn;
+	void *log_arg;
+	enum xroce_log_level log_level;
+};
+
+int xroce_open_device(const struct xroce_device_attr *attr,
+		      struct xroce_device **out);
+/* Closes everything still open on the device (QPs first, with their
+ * outstanding work requests completed as XROCE_WC_WR_FLUSH_ERR). */
+int xroce_close_device(struct xroce_device *dev);
+/* Drive transmission, retransmission, timers and event delivery once. */
+int xroce_progress(struct xroce_device *dev);
+/* A file descriptor that becomes readable when events arrive, for callers
+ * that multiplex many devices with poll/epoll (then call xroce_progress). */
+int xroce_device_fd(const struct xroce_device *dev);
+uint16_t xroce_device_ctrl_port(const struct xroce_device *dev);
+
+/* ---- memory --------------------------------------------------------- */
+/* Allocate registrable memory from the device (page aligned at least to
+ * 'align', a power of two; 0 means 64 bytes). */
+void *xroce_mem_alloc(struct xroce_device *dev, size_t len, size_t align);
+int xroce_mem_free(struct xroce_device *dev, void *addr);
+
+enum xroce_access_flags {
+	XROCE_ACCESS_LOCAL_WRITE = 1,
+	XROCE_ACCESS_REMOTE_WRITE = 2,
+	XROCE_ACCESS_REMOTE_READ = 4,
+};
+
+struct xroce_mr {
+	struct xroce_pd *pd;
+	void *addr;
+	size_t length;
+	uint32_t lkey;
+	uint32_t rkey;
+	int access;
+};
+
+int xroce_alloc_pd(struct xroce_device *dev, struct xroce_pd **out);
+int xroce_dealloc_pd(struct xroce_pd *pd);
+int xroce_reg_mr(struct xroce_pd *pd, void *addr, size_t length, int access,
+		 struct xroce_mr **out);
+int xroce_dereg_mr(struct xroce_mr *mr);
+
+/* ---- completion queue ---------------------------------------------- */
+enum xroce_wc_status {
+	XROCE_WC_SUCCESS = 0,
+	XROCE_WC_LOC_LEN_ERR,
+	XROCE_WC_LOC_PROT_ERR,
+	XROCE_WC_WR_FLUSH_ERR,
+	XROCE_WC_REM_ACCESS_ERR,
+	XROCE_WC_REM_INV_REQ_ERR,
+	XROCE_WC_RETRY_EXC_ERR,
+	XROCE_WC_RNR_RETRY_EXC_ERR,
+	XROCE_WC_GENERAL_ERR,
+};
+
+enum xroce_wc_opcode {
+	XROCE_WC_RDMA_WRITE = 1,
+	/* Receiver side: a WRITE_WITH_IMM landed (imm_data valid). */
+	XROCE_WC_RECV_RDMA_WITH_IMM = 2,
+	/* Receiver side, xroce extension: a plain WRITE landed completely.
+	 * Only on QPs created with XROCE_QP_NOTIFY_WRITES. */
+	XROCE_WC_RECV_RDMA_WRITE = 3,
+};
+
+enum xroce_wc_flags { XROCE_WC_WITH_IMM = 1 };
+
+struct xroce_wc {
+	uint64_t wr_id;
+	enum xroce_wc_status status;
+	enum xroce_wc_opcode opcode;
+	uint32_t byte_len;
+	uint32_t imm_data;
+	uint32_t qp_num;
+	unsigned int wc_flags;
+	/* Receiver side: where the message ended (raddr + len of its last
+	 * byte); lets a receiver find a WRITE's data without a SEND. */
+	uint64_t remote_addr_end;
+};
+
+int xroce_create_cq(struct xroce_device *dev, int cqe, struct xroce_cq **out);
+int xroce_destroy_cq(struct xroce_cq *cq);
+/* Non-blocking: returns the number of completions written (0..n). */
+int xroce_poll_cq(struct xroce_cq *cq, int n, struct xroce_wc *wc);
+/* Blocking: like xroce_poll_cq but waits until at least one completion
+ * arrives or timeout_ms passes (-1 = forever); 0 on timeout. */
+int xroce_wait_cq(struct xroce_cq *cq, int n, struct xroce_wc *wc,
+		  int timeout_ms);
+
+/* ---- queue pair (connection) ---------------------------------------- */
+enum xroce_qp_flags {
+	XROCE_QP_NOTIFY_WRITES = 1, /* see XROCE_WC_RECV_RDMA_WRITE */
+};
+
+struct xroce_qp_init_attr {
+	struct xroce_cq *send_cq;
+	struct xroce_cq *recv_cq;
+	uint32_t max_send_wr;   /* 0 = 256 */
+	uint32_t npaths;        /* 0 = XROCE_DEFAULT_PATHS */
+	uint32_t mtu;           /* IP MTU; 0 = the interface MTU */
+	/* Peer silence after which outstanding work completes with
+	 * XROCE_WC_RETRY_EXC_ERR; 0 = 2000 ms. */
+	uint32_t timeout_ms;
+	unsigned int flags;     /* enum xroce_qp_flags */
+	uint16_t data_port;     /* peer's data UDP port; 0 = default */
+};
+
+enum xroce_qp_state {
+	XROCE_QPS_INIT = 0,
+	XROCE_QPS_RTS = 1,
+	XROCE_QPS_ERR = 2,
+	XROCE_QPS_CLOSED = 3,
+};
+
+int xroce_create_qp(struct xroce_pd *pd, const struct xroce_qp_init_attr *attr,
+		    struct xroce_qp **out);
+/* Flushes outstanding work (XROCE_WC_WR_FLUSH_ERR), tells the peer, frees. */
+int xroce_destroy_qp(struct xroce_qp *qp);
+uint32_t xroce_qp_num(const struct xroce_qp *qp);
+enum xroce_qp_state xroce_qp_state(const struct xroce_qp *qp);
+
+/* Client side: connect qp to the device listening on host:port (host is a
+ * numeric IPv4 or IPv6 address).  Blocks up to timeout_ms. */
+int xroce_connect(struct xroce_qp *qp, const char *host, uint16_t port,
+		  int timeout_ms);
+/* Server side: bind qp to the next connection request that reaches this
+ * device's control port.  Blocks up to timeout_ms (-1 = forever). */
+int xroce_accept(struct xroce_qp *qp, int timeout_ms);
+
+/* Private data (like rdma_cm's): up to XROCE_PRIVATE_DATA_MAX bytes the
+ * application sends with its CONNECT or ACCEPT, typically the address,
+ * rkey and size of a buffer the peer may write.  Set it before
+ * xroce_connect / xroce_accept; read the peer's after.  get returns the
+ * length the peer sent (copying at most len bytes), or a negative errno. */
+#define XROCE_PRIVATE_DATA_MAX 60
+int xroce_set_private_data(struct xroce_qp *qp, const void *data, size_t len);
+int xroce_get_private_data(const struct xroce_qp *qp, void *buf, size_t len);
+
+/* ---- work requests -------------------------------------------------- */
+enum xroce_wr_opcode {
+	XROCE_WR_RDMA_WRITE = 1,
+	XROCE_WR_RDMA_WRITE_WITH_IMM = 2,
+};
+
+enum xroce_send_flags {
+	XROCE_SEND_SIGNALED = 1, /* generate a completion (always, for now) */
+};
+
+struct xroce_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+struct xroce_send_wr {
+	uint64_t wr_id;
+	struct xroce_send_wr *next;
+	struct xroce_sge *sg_list;
+	int num_sge;
+	enum xroce_wr_opcode opcode;
+	unsigned int send_flags;
+	uint32_t imm_data;
+	struct {
+		uint64_t remote_addr;
+		uint32_t rkey;
+	} rdma;
+};
+
+/* Queue work; on error *bad_wr points at the first request not queued. */
+int xroce_post_send(struct xroce_qp *qp, struct xroce_send_wr *wr,
+		    struct xroce_send_wr **bad_wr);
+
+/* ---- statistics ----------------------------------------------------- */
+enum xroce_path_state {
+	XROCE_PATH_GOOD = 0,
+	XROCE_PATH_CONGESTED = 1,
+	XROCE_PATH_SUSPECT = 2,
+	XROCE_PATH_DOWN = 3,
+};
+
+struct xroce_path_stats {
+	uint32_t path;
+	uint32_t plane;
+	uint16_t sport;            /* current entropy (UDP source port) */
+	enum xroce_path_state state;
+	uint64_t tx_pkts, tx_bytes;
+	uint64_t retx_pkts;        /* retransmissions sent on this path */
+	uint64_t lost_pkts;        /* packets declared lost on this path */
+	uint64_t acked_pkts;
+	uint64_t ecn_marked;       /* acknowledged packets that carried CE */
+	uint64_t timeouts;
+	uint32_t rtt_min_ns, rtt_srtt_ns, rtt_p99_ns;
+	uint32_t cwnd;             /* packets */
+	uint32_t inflight;
+};
+
+struct xroce_qp_stats {
+	uint64_t tx_pkts, tx_bytes;     /* all transmissions */
+	uint64_t retx_pkts, retx_bytes; /* of which retransmissions */
+	uint64_t acked_bytes;           /* payload acknowledged */
+	uint64_t fast_retx;             /* retransmissions triggered by SACK */
+	uint64_t timeout_retx;          /* ... by the retransmission timer */
+	uint64_t wr_completed;
+	uint32_t npaths;
+	uint32_t rate_hint_mbps;        /* latest receiver hint, 0 = none */
+};
+
+int xroce_qp_stats(const struct xroce_qp *qp, struct xroce_qp_stats *st);
+int xroce_path_stats(const struct xroce_qp *qp, struct xroce_path_stats *ps,
+		     int max_paths);
+
+const char *xroce_wc_status_str(enum xroce_wc_status status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* XROCE_XROCE_H */

@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * xroce attach IF: put xroce's XDP program on an interface and configure
+ * it (map xr_cfg).
+ *
+ *  - IF already runs xroce (however it got there: xroce, ip link,
+ *    xdp-loader): configure that program in place.
+ *  - Another interface of this network namespace runs xroce: attach THAT
+ *    program to IF too, so every plane of the host shares one set of maps
+ *    (connections, memory, rings).  --separate loads a new object instead.
+ *  - Otherwise load a fresh object from the embedded skeleton.
+ *
+ * Nothing is pinned: the interface's attachment keeps the program and its
+ * maps alive, and user/bpfmaps.c finds them again through the interface.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfmaps.h"
+#include "cli.h"
+#include "cmds.h"
+#include "xdpif.h"
+#include "xrcfg.h"
+#include "xroce.skel.h"
+#include "xroce/abi.h"
+
+#define CMD "attach"
+/* xr_msgs has max_conns * XR_MSG_SLOTS entries: keep that below 2^32. */
+#define MAX_CONNS_LIMIT (1u << 22)
+
+struct attach_opts {
+	const char *ifname;
+	uint32_t mode;           /* 0 = auto, XDP_FLAGS_DRV_MODE, _SKB_MODE */
+	uint32_t port;           /* 0 = not given */
+	int csum;                /* -1 not given, 0 --no-csum, 1 --csum */
+	uint32_t max_conns;      /* 0 = not given */
+	bool force;
+	bool separate;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: xroce attach IF [--mode auto|native|generic] [--port N] [--no-csum]\n"
+"                       [--max-conns N] [--separate] [--force]\n"
+"\n"
+"Attach xroce's XDP program to interface IF, or configure the one already\n"
+"there (also when it was attached by 'ip link' or 'xdp-loader').  When\n"
+"another interface of this network namespace runs xroce, IF gets that same\n"
+"program, so all planes share connections and memory.\n"
+"\n"
+"  -m, --mode M       auto (default: native, else generic), native, generic\n"
+"  -p, --port N       UDP port of xroce data (default %u; kept if already set)\n"
+"      --no-csum      do not verify UDP checksums of received data\n"
+"      --csum         verify them (default for a new program)\n"
+"  -c, --max-conns N  connections the maps hold (default %u; new object only)\n"
+"      --separate     load a new object even if another interface runs xroce\n"
+"  -f, --force        replace another XDP program attached to IF\n"
+"  -h, --help         this help\n"
+"\n"
+"The port and checksum setting live in the program: changing them on one\n"
+"plane changes them on all planes that share it.\n",
+		(unsigned int)XR_DEFAULT_UDP_PORT,
+		(unsigned int)XR_DEFAULT_MAX_CONNS);
+}
+
+static int parse(int argc, char **argv, struct attach_opts *o)
+{
+	enum { OPT_NO_CSUM = 256, OPT_CSUM, OPT_SEPARATE };
+	static const struct option lopts[] = {
+		{ "mode", required_argument, NULL, 'm' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "no-csum", no_argument, NULL, OPT_NO_CSUM },
+		{ "csum", no_argument, NULL, OPT_CSUM },
+		{ "max-conns", required_argument, NULL, 'c' },
+		{ "separate", no_argument, NULL, OPT_SEPARATE },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->csum = -1;
+	while ((c = getopt_long(argc, argv, ":m:p:c:fh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (!strcmp(optarg, "auto"))
+				o->mode = 0;
+			else if (!strcmp(optarg, "native") || !strcmp(optarg, "drv"))
+				o->mode = XDP_FLAGS_DRV_MODE;
+			else if (!strcmp(optarg, "generic") || !strcmp(optarg, "skb"))
+				o->mode = XDP_FLAGS_SKB_MODE;
+			else
+				return xr_usage_err(CMD, "--mode must be auto, native or generic, not '%s'",
+						    optarg);
+			break;
+		case 'p':
+			if (xr_parse_u32(optarg, 1, 65535, &o->port))
+				return xr_usage_err(CMD, "--port must be 1..65535, not '%s'",
+						    optarg);
+			break;
+		case OPT_NO_CSUM:
+		case OPT_CSUM:
+			o->csum = c == OPT_CSUM;
+			break;
+		case 'c':
+			if (xr_parse_u32(optarg, 1, MAX_CONNS_LIMIT, &o->max_conns))
+				return xr_usage_err(CMD, "--max-conns must be 1..%u, not '%s'",
+						    MAX_CONNS_LIMIT, optarg);
+			break;
+		case OPT_SEPARATE:
+			o->separate = true;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return XR_EXIT_OK;
+		default:
+			return xr_opt_err(CMD, c, argv);
+		}
+	}
+	if (optind >= argc)
+		return xr_usage_err(CMD, "which interface?");
+	if (optind + 1 < argc)
+		return xr_usage_err(CMD, "one interface at a time ('%s' is extra)",
+				    argv[optind + 1]);
+	o->ifname = argv[optind];
+	return XR_CONTINUE;
+}
+
+/* Apply the options to c.  A program nobody configured yet (port 0, e.g.
+ * loaded by ip link) gets the defaults for what was not given; a
+ * configured one changes only what was given, so adding a plane never
+ * resets a port chosen earlier.  True if c changed. */
+static bool cfg_apply(struct xr_cfg *c, const struct attach_opts *o)
+{
+	struct xr_cfg old = *c;
+	bool fresh = !c->udp_port;
+
+	if (o->port)
+		c->udp_port = (__u16)o->port;
+	else if (fresh)
+		c->udp_port = XR_DEFAULT_UDP_PORT;
+	if (o->csum == 0)
+		c->flags &= (__u16)~XR_CFG_VERIFY_CSUM;
+	else if (o->csum == 1 || fresh)
+		c->flags |= XR_CFG_VERIFY_CSUM;
+	return memcmp(&old, c, sizeof(old)) != 0;
+}
+
+/* Configure the running program prog_id.  *changed says whether xr_cfg
+ * changes (is written, unless dry_run); before/after describe it. */
+static int configure(uint32_t prog_id, const struct attach_opts *o,
+		     bool dry_run, bool *changed, char *before, char *after,
+		     size_t len)
+{
+	struct xr_maps m;
+	struct xr_cfg c;
+	int rc;
+
+	*changed = false;
+	rc = xr_maps_open_prog(prog_id, &m);
+	if (rc) {
+		xr_err(CMD, rc, "cannot open the maps of xroce program %u", prog_id);
+		return rc;
+	}
+	if (o->max_conns && o->max_conns != m.max_conns) {
+		rc = -EINVAL;
+		xr_err(CMD, 0, "xroce program %u holds %u connections; --max-conns %u needs a new object (detach it everywhere first, or --separate)",
+		       prog_id, m.max_conns, o->max_conns);
+		goto cleanup;
+	}
+	rc = xr_cfg_read(m.cfg, &c);
+	if (rc) {
+		xr_err(CMD, rc, "cannot read the config of program %u", prog_id);
+		goto cleanup;
+	}
+	xr_cfg_str(&c, before, len);
+	*changed = cfg_apply(&c, o);
+	if (*changed && !dry_run) {
+		rc = xr_cfg_write(m.cfg, &c);
+		if (rc) {
+			xr_err(CMD, rc, "cannot write the config of program %u", prog_id);
+			goto cleanup;
+		}
+	}
+	xr_cfg_str(&c, after, len);
+cleanup:
+	xr_maps_close(&m);
+	return rc;
+}
+
+/* IF already runs xroce: configure it, do not touch the attachment. */
+static int attach_existing(const struct attach_opts *o,
+			   const struct xr_ifxdp *cur)
+{
+	char before[256], after[256], where[64] = "";
+	bool changed;
+	int rc;
+
+	if (o->mode && o->mode != cur->mode)
+		return xr_err(CMD, 0, "%s: xroce (prog %u) is attached in %s mode; 'xroce detach %s' first to attach it in %s mode",
+			      o->ifname, cur->xroce_id,
+			      xr_xdp_mode_name(cur->mode), o->ifname,
+			      xr_xdp_mode_name(o->mode));
+	rc = configure(cur->xroce_id, o, false, &changed, before, after,
+		       sizeof(before));
+	if (rc)
+		return XR_EXIT_FAIL;
+	if (cur->prog_id != cur->xroce_id)
+		snprintf(where, sizeof(where), " inside libxdp dispatcher %u",
+			 cur->prog_id);
+	printf("%s: xroce already attached: prog %u%s, %s mode, %s\n",
+	       o->ifname, cur->xroce_id, where, xr_xdp_mode_name(cur->mode),
+	       after);
+	if (changed)
+		printf("%s: config of prog %u changed (was: %s)\n", o->ifname,
+		       cur->xroce_id, before);
+	return XR_EXIT_OK;
+}
+
+/* Another interface of the namespace running xroce as a plain XDP program
+ * (one inside a libxdp dispatcher is an freplace program and cannot be
+ * attached elsewhere).  0 and *found filled, or -ENOENT. */
+static int find_plane(int ifindex, struct xr_ifxdp *found)
+{
+	struct xr_ifxdp *all = NULL;
+	size_t n = 0, i;
+	uint32_t first = 0;
+	int rc;
+
+	rc = xr_ifxdp_list(&all, &n);
+	if (rc)
+		return rc;
+	rc = -ENOENT;
+	for (i = 0; i < n; i++) {
+		uint32_t type = 0;
+
+		if (all[i].ifindex == ifindex || !all[i].xroce_id)
+			continue;
+		if (xr_prog_describe(all[i].xroce_id, NULL, 0, &type) ||
+		    type != BPF_PROG_TYPE_XDP) {
+			xr_note(CMD, "%s runs xroce inside a libxdp dispatcher: its program cannot be shared",
+				all[i].name);
+			continue;
+		}
+		if (!first) {
+			first = all[i].xroce_id;
+			*found = all[i];
+			rc = 0;
+		} else if (all[i].xroce_id != first) {
+			xr_note(CMD, "several xroce programs run in this namespace; sharing prog %u of %s",
+				first, found->name);
+			break;
+		}
+	}
+	free(all);
+	return rc;
+}
+
+/* A new object from the embedded skeleton, sized and configured. */
+static int load_new(const struct attach_opts *o, struct xroce **out)
+{
+	struct xroce *skel;
+	struct xr_cfg c;
+	int rc;
+
+	*out = NULL;
+	skel = xroce__open();
+	if (!skel) {
+		rc = -errno;
+		xr_err(CMD, rc, "cannot open the embedded BPF object");
+		return rc;
+	}
+	if (o->max_conns) {
+		rc = bpf_map__set_max_entries(skel->maps.xr_conns, o->max_conns);
+		if (!rc)
+			rc = bpf_map__set_max_entries(skel->maps.xr_rx, o->max_conns);
+		if (!rc)
+			rc = bpf_map__set_max_entries(skel->maps.xr_msgs,
+						      o->max_conns * XR_MSG_SLOTS);
+		if (rc) {
+			xr_err(CMD, rc, "cannot size the maps for %u connections",
+			       o->max_conns);
+			goto cleanup;
+		}
+	}
+	rc = xroce__load(skel);
+	if (rc) {
+		xr_err(CMD, rc, "cannot load the BPF program (run 'xroce -v attach ...' for libbpf's log)");
+		goto cleanup;
+	}
+	/* Configured before it is attached: it never sees traffic with an
+	 * unset port. */
+	memset(&c, 0, sizeof(c));
+	cfg_apply(&c, o);
+	rc = xr_cfg_write(bpf_map__fd(skel->maps.xr_cfg), &c);
+	if (rc) {
+		xr_err(CMD, rc, "cannot write the config");
+		goto cleanup;
+	}
+	*out = skel;
+	skel = NULL;
+cleanup:
+	xroce__destroy(skel);
+	return rc;
+}
+
+/* Attach in the mode asked for; auto tries native, then generic. */
+static int attach_prog(const struct attach_opts *o, int ifindex, int prog_fd,
+		       struct xr_ifxdp *cur, uint32_t *mode)
+{
+	int rc;
+
+	*mode = o->mode ? o->mode : XDP_FLAGS_DRV_MODE;
+	xr_cli_kmsg_clear();
+	rc = xr_xdp_attach(ifindex, prog_fd, *mode, cur);
+	if (!rc || o->mode)
+		return rc;
+	/* Busy/exists means someone attached a program meanwhile; a
+	 * permission error will not go away in generic mode either. */
+	if (rc == -EBUSY || rc == -EEXIST || rc == -EPERM || rc == -EACCES)
+		return rc;
+	xr_note(CMD, "%s: native XDP refused (%s%s%s); falling back to generic (SKB) mode",
+		o->ifname, strerror(-rc), xr_cli_kmsg() ? ": " : "",
+		xr_cli_kmsg() ? xr_cli_kmsg() : "");
+	*mode = XDP_FLAGS_SKB_MODE;
+	xr_cli_kmsg_clear();
+	return xr_xdp_attach(ifindex, prog_fd, *mode, cur);
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	struct attach_opts o;
+	struct xr_ifxdp cur, plane = { 0 };
+	struct xroce *skel = NULL;
+	char replaced[64] = "", cfgs[256], before[256], shared[128] = "";
+	uint32_t mode, prog_id = 0, old_id;
+	bool have_plane = false, changed = false;
+	int ifindex, prog_fd = -1, rc, ret = XR_EXIT_FAIL;
+
+	rc = parse(argc, argv, &o);
+	if (rc != XR_CONTINUE)
+		return rc;
+	ifindex = xr_ifindex(o.ifname);
+	if (ifindex < 0)
+		return xr_err(CMD, 0, "%s: no such interface in this network namespace",
+			      o.ifname);
+	rc = xr_ifxdp_query(ifindex, &cur);
+	if (rc)
+		return xr_err(CMD, rc, "%s: cannot query its XDP program", o.ifname);
+	if (cur.xroce_id)
+		return attach_existing(&o, &cur);
+	if (cur.prog_id) {
+		if (xr_prog_describe(cur.prog_id, replaced, sizeof(replaced), NULL))
+			snprintf(replaced, sizeof(replaced), "?");
+		if (!o.force)
+			return xr_err(CMD, 0, "%s: another XDP program is attached ('%s', prog %u, %s mode); --force replaces it",
+				      o.ifname, replaced, cur.prog_id,
+				      xr_xdp_mode_name(cur.mode));
+	}
+	old_id = cur.prog_id;
+
+	if (!o.separate) {
+		rc = find_plane(ifindex, &plane);
+		if (rc && rc != -ENOENT) {
+			xr_err(CMD, rc, "cannot list the interfaces of this namespace");
+			goto cleanup;
+		}
+		have_plane = !rc;
+	}
+	if (have_plane) {
+		prog_id = plane.xroce_id;
+		/* Checked now, written once IF is attached: a failed attach
+		 * leaves the other planes as they were. */
+		rc = configure(prog_id, &o, true, &changed, before, cfgs,
+			       sizeof(cfgs));
+		if (rc)
+			goto cleanup;
+		prog_fd = bpf_prog_get_fd_by_id(prog_id);
+		if (prog_fd < 0) {
+			xr_err(CMD, -errno, "cannot open xroce program %u of %s",
+			       prog_id, plane.name);
+			goto cleanup;
+		}
+		snprintf(shared, sizeof(shared),
+			 " (shared with %s: all planes use the same maps)",
+			 plane.name);
+	} else {
+		struct bpf_prog_info info;
+		uint32_t len = sizeof(info);
+		struct xr_cfg c;
+
+		rc = load_new(&o, &skel);
+		if (rc)
+			goto cleanup;
+		prog_fd = bpf_program__fd(skel->progs.xroce_xdp);
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(prog_fd, &info, &len)) {
+			xr_err(CMD, -errno, "cannot read the id of the new program");
+			goto cleanup;
+		}
+		prog_id = info.id;
+		rc = xr_cfg_read(bpf_map__fd(skel->maps.xr_cfg), &c);
+		if (rc) {
+			xr_err(CMD, rc, "cannot read the config back");
+			goto cleanup;
+		}
+		xr_cfg_str(&c, cfgs, sizeof(cfgs));
+	}
+
+	rc = attach_prog(&o, ifindex, prog_fd, &cur, &mode);
+	if (rc) {
+		xr_err(CMD, rc, "%s: cannot attach in %s mode", o.ifname,
+		       xr_xdp_mode_name(mode));
+		goto cleanup;
+	}
+	if (have_plane) {
+		rc = configure(prog_id, &o, false, &changed, before, cfgs,
+			       sizeof(cfgs));
+		if (rc)
+			goto cleanup; /* attached, but not as configured: fail */
+	}
+	printf("%s: attached xroce prog %u in %s mode%s, %s\n", o.ifname,
+	       prog_id, xr_xdp_mode_name(mode), shared, cfgs);
+	if (changed)
+		printf("%s: config of prog %u changed on all its planes (was: %s)\n",
+		       o.ifname, prog_id, before);
+	if (old_id)
+		printf("%s: replaced XDP program '%s' (prog %u)\n", o.ifname,
+		       replaced, old_id);
+	ret = XR_EXIT_OK;
+cleanup:
+	/* The attachment holds the program now; our references can go. */
+	if (skel)
+		xroce__destroy(skel);
+	else if (prog_fd >= 0)
+		close(prog_fd);
+	return ret;
+}

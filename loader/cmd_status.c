@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * xroce status [IF] [--json]: where xroce runs in this network namespace
+ * and what its program holds.  Per interface: program id and mode.  Per
+ * program (shared by all the interfaces it is attached to): config,
+ * counters summed over CPUs, domains, memory regions and connections.
+ * Everything is found through the interfaces (user/bpfmaps.c), so it
+ * works whoever attached the program.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfmaps.h"
+#include "cli.h"
+#include "cmds.h"
+#include "jsonw.h"
+#include "statnames.h"
+#include "xdpif.h"
+#include "xrcfg.h"
+#include "xroce/abi.h"
+
+#define CMD "status"
+/* Text output lists this many connections per program; --json all. */
+#define TEXT_MAX_CONNS 64
+
+struct prog_view {
+	uint32_t prog_id;
+	char name[64];
+	struct xr_maps m;
+	struct xr_cfg cfg;
+	uint64_t stats[XR_STAT_MAX];
+	uint32_t ndomains;
+	uint32_t nmrs;
+	uint32_t *conn_ids;      /* sorted */
+	size_t nconns;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: xroce status [IF] [--json]\n"
+"\n"
+"Show every interface of this network namespace that runs xroce (or just\n"
+"IF): program id and mode; and for each xroce program: data port, flags,\n"
+"counters (summed over CPUs), domains, memory regions and connections.\n"
+"\n"
+"  -j, --json  machine-readable output\n"
+"  -h, --help  this help\n");
+}
+
+/* ---- reading a program's maps ----------------------------------------- */
+
+static int count_keys(int fd, uint32_t *n)
+{
+	__u32 key, next;
+	void *prev = NULL;
+
+	*n = 0;
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		(*n)++;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int read_conn_ids(int fd, uint32_t **ids, size_t *n)
+{
+	__u32 key, next;
+	void *prev = NULL;
+	uint32_t *v = NULL, *t;
+	size_t cap = 0, k = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		if (k == cap) {
+			cap = cap ? 2 * cap : 64;
+			t = realloc(v, cap * sizeof(*v));
+			if (!t) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = t;
+		}
+		v[k++] = next;
+		key = next;
+		prev = &key;
+	}
+	if (errno != ENOENT) {
+		free(v);
+		return -errno;
+	}
+	qsort(v, k, sizeof(*v), cmp_u32);
+	*ids = v;
+	*n = k;
+	return 0;
+}
+
+static int read_stats(int fd, uint64_t *out)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	uint64_t *percpu;
+	__u32 k;
+	int rc = 0;
+
+	if (ncpu < 0)
+		return ncpu;
+	percpu = calloc((size_t)ncpu, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	for (k = 0; k < XR_STAT_MAX; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, percpu)) {
+			/* An object built before this counter existed. */
+			if (errno == ENOENT)
+				continue;
+			rc = -errno;
+			break;
+		}
+		for (i = 0; i < ncpu; i++)
+			out[k] += percpu[i];
+	}
+	free(percpu);
+	return rc;
+}
+
+static void view_free(struct prog_view *v)
+{
+	xr_maps_close(&v->m);
+	free(v->conn_ids);
+	v->conn_ids = NULL;
+}
+
+static int view_load(uint32_t prog_id, struct prog_view *v)
+{
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	v->prog_id = prog_id;
+	rc = xr_maps_open_prog(prog_id, &v->m);
+	if (rc) {
+		xr_err(CMD, rc, "cannot open the maps of xroce program %u",
+		       prog_id);
+		return rc;
+	}
+	if (xr_prog_describe(prog_id, v->name, sizeof(v->name), NULL))
+		snprintf(v->name, sizeof(v->name), "?");
+	rc = xr_cfg_read(v->m.cfg, &v->cfg);
+	if (!rc)
+		rc = read_stats(v->m.stats, v->stats);
+	if (!rc)
+		rc = count_keys(v->m.domains, &v->ndomains);
+	if (!rc)
+		rc = count_keys(v->m.mrs, &v->nmrs);
+	if (!rc)
+		rc = read_conn_ids(v->m.conns, &v->conn_ids, &v->nconns);
+	if (rc) {
+		xr_err(CMD, rc, "cannot read the maps of xroce program %u",
+		       prog_id);
+		view_free(v);
+	}
+	return rc;
+}
+
+/* Peer address i of c as text. */
+static void peer_str(const struct xr_conn *c, unsigned int i, char *buf,
+		     size_t len)
+{
+	if (c->family == 4) {
+		if (!inet_ntop(AF_INET, &c->peer_addr[i][12], buf, (socklen_t)len))
+			snprintf(buf, len, "?");
+	} else {
+		if (!inet_ntop(AF_INET6, c->peer_addr[i], buf, (socklen_t)len))
+			snprintf(buf, len, "?");
+	}
+}
+
+static const char *state_str(uint32_t state, char *buf, size_t len)
+{
+	const char *n = xr_conn_state_name(state);
+
+	if (n)
+		return n;
+	snprintf(buf, len, "state_%u", state);
+	return buf;
+}
+
+static unsigned int npeers(const struct xr_conn *c)
+{
+	return c->npeer < XR_MAX_PLANES ? c->npeer : XR_MAX_PLANES;
+}
+
+/* ---- text output ------------------------------------------------------- */
+
+static void text_iface(const struct xr_ifxdp *i, const struct prog_view *v)
+{
+	char cfg[256];
+
+	xr_cfg_str(&v->cfg, cfg, sizeof(cfg));
+	printf("%s: xroce prog %u", i->name, i->xroce_id);
+	if (i->prog_id != i->xroce_id)
+		printf(" inside libxdp dispatcher %u", i->prog_id);
+	printf(", %s mode, %s\n", xr_xdp_mode_name(i->mode), cfg);
+}
+
+static void text_conns(const struct prog_view *v)
+{
+	size_t k;
+
+	if (!v->nconns)
+		return;
+	printf("  connections:\n    %-8s %-7s %-7s %-6s %-9s %-13s %s\n", "id",
+	       "state", "domain", "pd", "peer_conn", "peer_sports", "peer addresses");
+	for (k = 0; k < v->nconns && k < TEXT_MAX_CONNS; k++) {
+		struct xr_conn c;
+		char st[16], addr[INET6_ADDRSTRLEN], sports[16];
+		unsigned int i;
+
+		if (bpf_map_lookup_elem(v->m.conns, &v->conn_ids[k], &c))
+			continue; /* closed while we read */
+		snprintf(sports, sizeof(sports), "%u+%u", c.peer_sport_lo,
+			 c.peer_sport_n);
+		printf("    %-8u %-7s %-7u %-6u %-9u %-13s ", v->conn_ids[k],
+		       state_str(c.state, st, sizeof(st)), c.domain, c.pd,
+		       c.peer_conn, sports);
+		for (i = 0; i < npeers(&c); i++) {
+			peer_str(&c, i, addr, sizeof(addr));
+			printf("%s%s", i ? "," : "", addr);
+		}
+		printf("%s\n", npeers(&c) ? "" : "-");
+	}
+	if (v->nconns > TEXT_MAX_CONNS)
+		printf("    ... and %zu more (--json lists all)\n",
+		       v->nconns - TEXT_MAX_CONNS);
+}
+
+static void text_prog(const struct prog_view *v, const struct xr_ifxdp *all,
+		      size_t n)
+{
+	char cfg[256];
+	unsigned int k, half = (XR_STAT_MAX + 1) / 2;
+	size_t i;
+
+	xr_cfg_str(&v->cfg, cfg, sizeof(cfg));
+	printf("\nprog %u '%s' on", v->prog_id, v->name);
+	for (i = 0; i < n; i++)
+		if (all[i].xroce_id == v->prog_id)
+			printf(" %s", all[i].name);
+	printf("\n  %s\n", cfg);
+	if (v->cfg.rate_capacity_mbps)
+		printf("  rate capacity %u Mbit/s, active window %u us\n",
+		       v->cfg.rate_capacity_mbps, v->cfg.active_window_us);
+	printf("  domains %u/%u, memory regions %u/%u, connections %zu/%u\n",
+	       v->ndomains, v->m.max_domains, v->nmrs, v->m.max_mrs,
+	       v->nconns, v->m.max_conns);
+	printf("  counters (all CPUs):\n");
+	/* Two columns, the first half of the enum on the left. */
+	for (k = 0; k < half; k++) {
+		printf("    %-16s %14" PRIu64, xr_stat_name(k), v->stats[k]);
+		if (k + half < XR_STAT_MAX)
+			printf("    %-16s %14" PRIu64, xr_stat_name(k + half),
+			       v->stats[k + half]);
+		printf("\n");
+	}
+	text_conns(v);
+}
+
+/* ---- JSON output ------------------------------------------------------- */
+
+static void json_iface(struct xr_jw *w, const struct xr_ifxdp *i)
+{
+	xr_jw_obj_open(w, NULL);
+	xr_jw_str(w, "name", i->name);
+	xr_jw_u64(w, "ifindex", (uint64_t)i->ifindex);
+	xr_jw_u64(w, "prog_id", i->xroce_id);
+	xr_jw_str(w, "mode", xr_xdp_mode_name(i->mode));
+	xr_jw_u64(w, "attached_prog_id", i->prog_id);
+	xr_jw_bool(w, "in_dispatcher", i->prog_id != i->xroce_id);
+	xr_jw_obj_close(w);
+}
+
+static void json_conn(struct xr_jw *w, uint32_t id, const struct xr_conn *c)
+{
+	char st[16], addr[INET6_ADDRSTRLEN];
+	unsigned int i;
+
+	xr_jw_obj_open(w, NULL);
+	xr_jw_u64(w, "id", id);
+	xr_jw_str(w, "state", state_str(c->state, st, sizeof(st)));
+	xr_jw_u64(w, "domain", c->domain);
+	xr_jw_u64(w, "pd", c->pd);
+	xr_jw_u64(w, "peer_conn", c->peer_conn);
+	xr_jw_u64(w, "family", c->family);
+	xr_jw_arr_open(w, "peer_addrs");
+	for (i = 0; i < npeers(c); i++) {
+		peer_str(c, i, addr, sizeof(addr));
+		xr_jw_str(w, NULL, addr);
+	}
+	xr_jw_arr_close(w);
+	xr_jw_u64(w, "peer_sport_lo", c->peer_sport_lo);
+	xr_jw_u64(w, "peer_sport_n", c->peer_sport_n);
+	xr_jw_u64(w, "flags", c->flags);
+	xr_jw_obj_close(w);
+}
+
+static uint32_t map_id(int fd)
+{
+	struct bpf_map_info mi;
+	uint32_t len = sizeof(mi);
+
+	memset(&mi, 0, sizeof(mi));
+	return bpf_obj_get_info_by_fd(fd, &mi, &len) ? 0 : mi.id;
+}
+
+/* Map ids, for bpftool and debugging. */
+static void json_maps(struct xr_jw *w, const struct xr_maps *m)
+{
+	xr_jw_obj_open(w, "map_ids");
+	xr_jw_u64(w, XR_MAP_CFG, map_id(m->cfg));
+	xr_jw_u64(w, XR_MAP_DOMAINS, map_id(m->domains));
+	xr_jw_u64(w, XR_MAP_MEM, map_id(m->mem));
+	xr_jw_u64(w, XR_MAP_EVQ, map_id(m->evq));
+	xr_jw_u64(w, XR_MAP_MRS, map_id(m->mrs));
+	xr_jw_u64(w, XR_MAP_CONNS, map_id(m->conns));
+	xr_jw_u64(w, XR_MAP_RX, map_id(m->rx));
+	xr_jw_u64(w, XR_MAP_MSGS, map_id(m->msgs));
+	xr_jw_u64(w, XR_MAP_STATS, map_id(m->stats));
+	xr_jw_obj_close(w);
+}
+
+static void json_prog(struct xr_jw *w, const struct prog_view *v,
+		      const struct xr_ifxdp *all, size_t n)
+{
+	unsigned int k, bit;
+	size_t i;
+
+	xr_jw_obj_open(w, NULL);
+	xr_jw_u64(w, "prog_id", v->prog_id);
+	xr_jw_str(w, "name", v->name);
+	xr_jw_arr_open(w, "interfaces");
+	for (i = 0; i < n; i++)
+		if (all[i].xroce_id == v->prog_id)
+			xr_jw_str(w, NULL, all[i].name);
+	xr_jw_arr_close(w);
+
+	xr_jw_obj_open(w, "config");
+	xr_jw_bool(w, "port_set", v->cfg.udp_port != 0);
+	xr_jw_u64(w, "udp_port", v->cfg.udp_port);
+	xr_jw_u64(w, "flags_raw", v->cfg.flags);
+	xr_jw_arr_open(w, "flags");
+	for (bit = 0; bit < 16; bit++)
+		if (v->cfg.flags & (1u << bit) && xr_cfg_flag_name(bit))
+			xr_jw_str(w, NULL, xr_cfg_flag_name(bit));
+	xr_jw_arr_close(w);
+	xr_jw_u64(w, "rate_capacity_mbps", v->cfg.rate_capacity_mbps);
+	xr_jw_u64(w, "active_window_us", v->cfg.active_window_us);
+	xr_jw_obj_close(w);
+
+	json_maps(w, &v->m);
+
+	xr_jw_obj_open(w, "limits");
+	xr_jw_u64(w, "max_conns", v->m.max_conns);
+	xr_jw_u64(w, "max_domains", v->m.max_domains);
+	xr_jw_u64(w, "max_mrs", v->m.max_mrs);
+	xr_jw_obj_close(w);
+
+	xr_jw_obj_open(w, "stats");
+	for (k = 0; k < XR_STAT_MAX; k++)
+		xr_jw_u64(w, xr_stat_name(k), v->stats[k]);
+	xr_jw_obj_close(w);
+
+	xr_jw_u64(w, "domains", v->ndomains);
+	xr_jw_u64(w, "mrs", v->nmrs);
+	xr_jw_arr_open(w, "connections");
+	for (i = 0; i < v->nconns; i++) {
+		struct xr_conn c;
+
+		if (!bpf_map_lookup_elem(v->m.conns, &v->conn_ids[i], &c))
+			json_conn(w, v->conn_ids[i], &c);
+	}
+	xr_jw_arr_close(w);
+	xr_jw_obj_close(w);
+}
+
+/* ---- the command ------------------------------------------------------- */
+
+/* Ids of the xroce programs of the selected interfaces, each once. */
+static size_t unique_progs(const struct xr_ifxdp *sel, size_t n, uint32_t *ids)
+{
+	size_t i, j, k = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < k && ids[j] != sel[i].xroce_id; j++)
+			;
+		if (j == k)
+			ids[k++] = sel[i].xroce_id;
+	}
+	return k;
+}
+
+int cmd_status(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct xr_ifxdp *all = NULL, *sel = NULL;
+	struct prog_view *views = NULL;
+	uint32_t *ids = NULL;
+	const char *ifname = NULL;
+	size_t n = 0, nsel = 0, nprog = 0, nviews = 0, i, j;
+	bool json = false;
+	int c, rc, ifindex = 0, ret = XR_EXIT_FAIL;
+	struct xr_jw w;
+
+	while ((c = getopt_long(argc, argv, ":jh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return XR_EXIT_OK;
+		default:
+			return xr_opt_err(CMD, c, argv);
+		}
+	}
+	if (optind + 1 < argc)
+		return xr_usage_err(CMD, "at most one interface ('%s' is extra)",
+				    argv[optind + 1]);
+	if (optind < argc) {
+		ifname = argv[optind];
+		ifindex = xr_ifindex(ifname);
+		if (ifindex < 0)
+			return xr_err(CMD, 0, "%s: no such interface in this network namespace",
+				      ifname);
+	}
+
+	rc = xr_ifxdp_list(&all, &n);
+	if (rc) {
+		xr_err(CMD, rc, "cannot query the interfaces of this namespace");
+		goto cleanup;
+	}
+	sel = calloc(n ? n : 1, sizeof(*sel));
+	ids = calloc(n ? n : 1, sizeof(*ids));
+	if (!sel || !ids) {
+		xr_err(CMD, -ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (i = 0; i < n; i++) {
+		if (ifindex && all[i].ifindex != ifindex)
+			continue;
+		if (ifindex && !all[i].xroce_id) {
+			char name[64];
+
+			if (!all[i].prog_id) {
+				xr_err(CMD, 0, "%s: xroce is not attached (no XDP program)",
+				       ifname);
+				goto cleanup;
+			}
+			if (xr_prog_describe(all[i].prog_id, name, sizeof(name), NULL))
+				snprintf(name, sizeof(name), "?");
+			xr_err(CMD, 0, "%s: xroce is not attached (XDP program '%s', prog %u, is)",
+			       ifname, name, all[i].prog_id);
+			goto cleanup;
+		}
+		if (all[i].xroce_id)
+			sel[nsel++] = all[i];
+	}
+	if (ifindex && !nsel) {
+		xr_err(CMD, 0, "%s: interface vanished", ifname);
+		goto cleanup;
+	}
+
+	nprog = unique_progs(sel, nsel, ids);
+	views = calloc(nprog ? nprog : 1, sizeof(*views));
+	if (!views) {
+		xr_err(CMD, -ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (nviews = 0; nviews < nprog; nviews++)
+		if (view_load(ids[nviews], &views[nviews]))
+			goto cleanup;
+
+	if (json) {
+		xr_jw_init(&w, stdout);
+		xr_jw_obj_open(&w, NULL);
+		xr_jw_arr_open(&w, "interfaces");
+		for (i = 0; i < nsel; i++)
+			json_iface(&w, &sel[i]);
+		xr_jw_arr_close(&w);
+		xr_jw_arr_open(&w, "programs");
+		for (j = 0; j < nprog; j++)
+			json_prog(&w, &views[j], all, n);
+		xr_jw_arr_close(&w);
+		xr_jw_obj_close(&w);
+		xr_jw_finish(&w);
+	} else if (!nsel) {
+		printf("xroce is not attached to any interface in this network namespace\n");
+	} else {
+		for (i = 0; i < nsel; i++)
+			for (j = 0; j < nprog; j++)
+				if (views[j].prog_id == sel[i].xroce_id)
+					text_iface(&sel[i], &views[j]);
+		for (j = 0; j < nprog; j++)
+			text_prog(&views[j], all, n);
+	}
+	ret = XR_EXIT_OK;
+cleanup:
+	for (j = 0; views && j < nviews; j++)
+		view_free(&views[j]);
+	free(views);
+	free(ids);
+	free(sel);
+	free(all);
+	return ret;
+}

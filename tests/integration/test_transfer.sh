@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# test_transfer.sh: reliable WRITE transfers end to end on two network
+# namespaces joined through an emulated switch (tests/fabric/fabric.sh pair)
+# whose ports drop packets at random, in both directions (data and ACKs).
+#
+#   - `xroce send` -> `xroce recv` of 1 B, 4 KiB, 1 MiB and 256 MiB at 0%,
+#     1% and 10% loss: the receiver checks every byte against the pattern
+#     and a hash of the stream; the sender's retransmissions are checked
+#     against the losses the switch counted.
+#   - itest_wr: exactly one completion per work request on each side,
+#     in order, with the right immediate data and length (0% and 10% loss).
+#   - the receiver killed mid-transfer: the sender fails with an error
+#     completion within its timeout, no hang; the sender killed: the
+#     receiver gives up after its idle time.
+# Usage: tests/integration/test_transfer.sh [--quick]   (root)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/lib/netns.sh
+. tests/lib/netns.sh
+
+[ "$(id -u)" -eq 0 ] || xr_die "needs root"
+XROCE=$PWD/build/xroce
+XRFABRIC=$PWD/build/xrfabric
+ITEST=$PWD/build/tests/itest_wr
+for f in "$XROCE" "$XRFABRIC" "$ITEST"; do
+	[ -x "$f" ] || xr_die "$f missing: run make first"
+done
+QUICK=0
+[ "${1:-}" = "--quick" ] && QUICK=1
+
+PFX=$(xr_prefix)
+TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
+xr_cleanup_push "rm -rf '$TMP'"
+xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
+bash tests/fabric/fabric.sh up pair --prefix "$PFX" --env "$TMP/env" >/dev/null
+# shellcheck disable=SC1091
+. "$TMP/env"
+A=$FAB_h0_NS
+B=$FAB_h1_NS
+SW=${FAB_h0_PORT_0%%:*}
+BIP=$FAB_h1_IP4_0
+nsx "$A" "$XROCE" attach --force eth0 >/dev/null
+nsx "$B" "$XROCE" attach --force eth0 >/dev/null
+
+CHECKS=0
+pass() { CHECKS=$((CHECKS + 1)); printf '  ok   %s\n' "$*"; }
+fail() { xr_die "$*"; }
+
+set_loss() {
+	"$XRFABRIC" set --netns "$SW" --port a0 "loss=$1" >/dev/null
+	"$XRFABRIC" set --netns "$SW" --port b0 "loss=$1" >/dev/null
+}
+
+# switch drops so far, both directions
+drops() {
+	"$XRFABRIC" show --netns "$SW" --json |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(p["counters"]["drop_loss"] for p in d["ports"]))'
+}
+
+# transfer SIZE LOSS: one verified send/recv
+transfer() {
+	local size=$1 loss=$2 out rc d0 d1
+	set_loss "$loss"
+	d0=$(drops)
+	nsx "$B" timeout 120 "$XROCE" recv -i eth0 -b 64M --accept-timeout 20000 \
+		--idle 10000 --json >"$TMP/recv.json" 2>"$TMP/recv.err" &
+	local rpid=$!
+	sleep 0.3
+	rc=0
+	out=$(nsx "$A" timeout 120 "$XROCE" send -i eth0 "$BIP" -n "$size" --json \
+		2>"$TMP/send.err") || rc=$?
+	wait "$rpid" || fail "recv of $size at loss $loss failed: $(cat "$TMP/recv.err")"
+	[ "$rc" -eq 0 ] || fail "send of $size at loss $loss failed: $(cat "$TMP/send.err")"
+	d1=$(drops)
+	python3 - "$out" "$(cat "$TMP/recv.json")" "$size" "$loss" "$((d1 - d0))" <<'EOF' || fail "transfer $size at loss $loss: bad report"
+import json, sys
+s, r = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+size = {'1': 1, '4k': 4096, '1M': 1 << 20, '256M': 256 << 20}[sys.argv[3]]
+loss, dropped = float(sys.argv[4]), int(sys.argv[5])
+assert s['verified'] and r['verified'], 'not verified'
+assert s['bytes'] == size and r['bytes'] == size, 'byte count'
+# Every packet the switch dropped in the data direction must have been
+# resent; drops of ACKs may or may not cost a retransmission.  So the
+# retransmissions are at most the drops plus timer-driven duplicates, and
+# at least zero; with real loss on a large transfer there must be some.
+if loss > 0 and size >= (1 << 20):
+    assert s['retx_pkts'] > 0, 'no retransmission despite loss'
+print(f"{size} B at {loss*100:g}% loss: {s['goodput_gbps']:.2f} Gbit/s, "
+      f"{s['tx_pkts']} packets, {s['retx_pkts']} retransmitted "
+      f"({s['fast_retx']} SACK, {s['timeout_retx']} timer), switch dropped {dropped}")
+EOF
+	pass "transfer $size at $loss loss"
+}
+
+echo "== transfers (pattern checked byte by byte at the receiver)"
+SIZES="1 4k 1M 256M"
+LOSSES="0 0.01 0.1"
+[ "$QUICK" -eq 1 ] && SIZES="1 4k 1M" && LOSSES="0 0.1"
+for loss in $LOSSES; do
+	for size in $SIZES; do
+		transfer "$size" "$loss"
+	done
+done
+
+echo "== one completion per work request"
+for loss in 0 0.1; do
+	set_loss "$loss"
+	nsx "$B" timeout 60 "$ITEST" server eth0 >"$TMP/srv.out" 2>&1 &
+	spid=$!
+	sleep 0.3
+	nsx "$A" timeout 60 "$ITEST" client eth0 "$BIP" >"$TMP/cli.out" 2>&1 ||
+		fail "itest_wr client at loss $loss: $(cat "$TMP/cli.out")"
+	wait "$spid" || fail "itest_wr server at loss $loss: $(cat "$TMP/srv.out")"
+	pass "completions at $loss loss: $(tail -1 "$TMP/cli.out") / $(tail -1 "$TMP/srv.out")"
+done
+set_loss 0
+
+echo "== peer killed mid-transfer"
+# nsenter execs the program, so $! is the program itself (nsx would leave a
+# subshell in between, and the kill would miss).
+nsenter --net="/var/run/netns/$B" "$XROCE" recv -i eth0 -b 64M \
+	--accept-timeout 20000 >/dev/null 2>&1 &
+rpid=$!
+sleep 0.3
+start=$(date +%s%N)
+nsx "$A" timeout 60 "$XROCE" send -i eth0 "$BIP" -n 4G -t 1000 >"$TMP/send.out" 2>&1 &
+spid=$!
+sleep 0.5
+kill -9 "$rpid"
+wait "$rpid" 2>/dev/null || true
+rc=0
+wait "$spid" || rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "sender did not fail cleanly (rc $rc): $(cat "$TMP/send.out")"
+grep -q "retry\|failed" "$TMP/send.out" || fail "no error completion reported: $(cat "$TMP/send.out")"
+pass "receiver killed: sender failed in ${ms} ms: $(grep -m1 "failed" "$TMP/send.out")"
+
+nsx "$B" timeout 60 "$XROCE" recv -i eth0 -b 64M --accept-timeout 20000 --idle 1000 \
+	>"$TMP/recv.out" 2>&1 &
+rpid=$!
+sleep 0.3
+nsenter --net="/var/run/netns/$A" "$XROCE" send -i eth0 "$BIP" -n 4G \
+	>/dev/null 2>&1 &
+spid=$!
+sleep 0.5
+kill -9 "$spid"
+wait "$spid" 2>/dev/null || true
+rc=0
+wait "$rpid" || rc=$?
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "receiver did not give up cleanly (rc $rc)"
+pass "sender killed: receiver gave up: $(grep -m1 "within" "$TMP/recv.out")"
+
+echo "test_transfer: $CHECKS checks passed"

@@ -1,0 +1,834 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* Unit tests of congestion control, path state and path selection
+ * (user/cc.c), driven by a fake clock.  A round sends what the windows
+ * allow, the receiver (bpf/lib/rxwin.h, as XDP runs it) takes the packets
+ * that survive, and every arriving packet is ACKed, the ACKs processed in
+ * the order they arrive (paths may have different RTTs). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cc.h"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#include "lib/rxwin.h"
+#pragma GCC diagnostic pop
+
+#define US 1000ull
+#define MS 1000000ull
+#define MAXEV 4096
+
+struct ev {
+	uint64_t t;
+	uint32_t seq;
+	int path;
+	struct xr_ack_view v;
+};
+
+static struct {
+	struct xr_cc cc;
+	struct xr_txpath tp[XR_MAX_PATHS];
+	struct xr_rx_path rx[XR_MAX_PATHS];
+	struct xr_ack_result res;
+	uint64_t now;
+	uint32_t csn;
+	int n;
+	/* knobs */
+	uint64_t rtt[XR_MAX_PATHS];
+	uint32_t mark_mask, mark_every, loss_mask, loss_pct, hint;
+	uint64_t spike_ns; /* extra delay of the first ACK of a round */
+	/* observations */
+	uint32_t nmarked[XR_MAX_PATHS];
+	uint32_t sent[XR_MAX_PATHS];  /* this round */
+	uint64_t sent_total[XR_MAX_PATHS];
+	uint64_t lost_total;
+	uint32_t was_suspect;         /* paths ever seen SUSPECT/DOWN */
+	uint32_t events[XR_MAX_PATHS]; /* all taken so far */
+	struct ev evs[MAXEV];
+} H;
+
+static void h_init(int n, const struct xr_cc_cfg *cfg)
+{
+	int i;
+
+	memset(&H, 0, sizeof(H));
+	H.now = 1 * MS;
+	H.n = n;
+	assert_int_equal(xr_cc_init(&H.cc, (uint32_t)n, cfg, H.now), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(xr_txpath_init(&H.tp[i], 1000u * i, NULL), 0);
+		H.rx[i].cack = 1000u * i;
+		H.rtt[i] = 50 * US;
+	}
+	H.mark_every = 1;
+	srand(1);
+}
+
+static void h_events(void)
+{
+	int i;
+
+	for (i = 0; i < H.n; i++) {
+		H.events[i] |= xr_cc_take_events(&H.cc, i);
+		if (xr_cc_path_state(&H.cc, i) >= XR_CC_SUSPECT)
+			H.was_suspect |= 1u << i;
+	}
+}
+
+static void h_process(int path, struct xr_ack_view *v, uint64_t at)
+{
+	xr_txpath_on_ack(&H.tp[path], v, at, &H.res);
+	xr_cc_on_ack(&H.cc, path, v, &H.res, &H.tp[path], at);
+	H.lost_total += H.res.nlost;
+	h_events();
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* One round trip: send what the windows allow, ACK what arrives. */
+static uint32_t h_round(void)
+{
+	uint32_t n = 0, nev = 0, k, psn;
+	uint64_t start = H.now, dur = 0;
+	int i;
+
+	memset(H.sent, 0, sizeof(H.sent));
+	while (n < MAXEV) {
+		bool lost, ce;
+
+		i = xr_cc_pick_path(&H.cc, H.now);
+		if (i < 0)
+			break;
+		assert_int_equal(xr_txpath_send(&H.tp[i], H.csn++, 1500, H.now, &psn), 0);
+		xr_cc_on_send(&H.cc, i, H.now);
+		H.sent[i]++;
+		H.sent_total[i]++;
+		n++;
+		lost = (H.loss_mask >> i & 1) && (uint32_t)(rand() % 100) < H.loss_pct;
+		ce = (H.mark_mask >> i & 1) && H.nmarked[i]++ % H.mark_every == 0;
+		/* The receiver, in send order per path (a path is ordered). */
+		xr_rxw_forward(&H.rx[i], xr_txpath_base(&H.tp[i]));
+		if (lost)
+			continue;
+		xr_rxw_accept(&H.rx[i], psn);
+		H.rx[i].rx_pkts++;
+		H.rx[i].ce_pkts += ce;
+		{
+			struct ev *e = &H.evs[nev];
+
+			memset(e, 0, sizeof(*e));
+			e->t = start + H.rtt[i] + (nev == 0 ? H.spike_ns : 0);
+			e->seq = nev;
+			e->path = i;
+			e->v.cack = H.rx[i].cack;
+			e->v.ack_psn = psn;
+			e->v.ts_echo = (uint32_t)start;
+			e->v.rate_hint = H.hint;
+			memcpy(e->v.sack, H.rx[i].sack, sizeof(e->v.sack));
+			e->v.ce_pkts = H.rx[i].ce_pkts;
+			e->v.rx_pkts = H.rx[i].rx_pkts;
+			e->v.flags = ce ? XR_AF_ECE : 0;
+			e->v.rx_ns = e->t;
+			nev++;
+		}
+		if (H.rtt[i] > dur)
+			dur = H.rtt[i];
+	}
+	qsort(H.evs, nev, sizeof(H.evs[0]), cmp_ev);
+	for (k = 0; k < nev; k++)
+		h_process(H.evs[k].path, &H.evs[k].v, H.evs[k].t);
+	H.now = start + (dur ? dur : 50 * US);
+	if (nev && H.evs[nev - 1].t > H.now)
+		H.now = H.evs[nev - 1].t;
+	/* timers */
+	for (i = 0; i < H.n; i++) {
+		if (xr_txpath_on_timer(&H.tp[i], H.now, &H.res) > 0)
+			xr_cc_on_timeout(&H.cc, i, &H.res, H.now);
+	}
+	xr_cc_on_timer(&H.cc, H.now);
+	h_events();
+	return n;
+}
+
+static void h_rounds(int r)
+{
+	while (r-- > 0)
+		h_round();
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_init(void **state)
+{
+	struct xr_cc_cfg cfg;
+	int i;
+
+	(void)state;
+	assert_int_equal(xr_cc_init(&H.cc, 0, NULL, 0), -EINVAL);
+	assert_int_equal(xr_cc_init(&H.cc, XR_MAX_PATHS + 1, NULL, 0), -EINVAL);
+	xr_cc_cfg_default(&cfg);
+	cfg.path_max_cwnd = 300; /* beyond the PSN window */
+	assert_int_equal(xr_cc_init(&H.cc, 2, &cfg, 0), -EINVAL);
+
+	h_init(4, NULL);
+	assert_true(xr_cc_conn_window(&H.cc) == 32);
+	assert_int_equal(xr_cc_pacing_rate(&H.cc), 0); /* no RTT yet */
+	assert_int_equal(xr_cc_next_send_ns(&H.cc, H.now), H.now);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(xr_cc_path_state(&H.cc, i), XR_CC_GOOD);
+		assert_true(xr_cc_path_usable(&H.cc, i));
+		assert_int_equal(xr_cc_path_weight(&H.cc, i), 16);
+	}
+	assert_false(xr_cc_path_usable(&H.cc, 4));
+	assert_false(xr_cc_path_usable(&H.cc, -1));
+	/* Equal paths: round robin, until the connection window (32) is full. */
+	for (i = 0; i < 32; i++) {
+		assert_int_equal(xr_cc_pick_path(&H.cc, H.now), i % 4);
+		xr_cc_on_send(&H.cc, i % 4, H.now);
+	}
+	assert_int_equal(xr_cc_pick_path(&H.cc, H.now), -EAGAIN);
+	assert_int_equal(xr_cc_path_weight(&H.cc, 0), 8);
+}
+
+static void test_slow_start(void **state)
+{
+	(void)state;
+	h_init(1, NULL);
+	assert_int_equal(h_round(), 16);   /* path window */
+	/* The path doubles (16 -> 32); the connection window (32) was only
+	 * half used, so it grows to 33 only; the path is then raised to its
+	 * share of the connection window (all of it: one path). */
+	assert_true(H.cc.conn.cwnd == 33);
+	assert_true(H.cc.path[0].ctl.cwnd == 33);
+	assert_int_equal(h_round(), 33);
+	assert_int_equal(h_round(), 66);
+	assert_true(H.cc.conn.cwnd == 132);
+	assert_int_equal(H.cc.conn.cuts_ecn + H.cc.conn.cuts_delay, 0);
+	assert_int_equal(H.cc.srtt_ns, 50 * US);
+	assert_int_equal(H.cc.path[0].srtt_ns, 50 * US);
+	/* Capped by the PSN window. */
+	h_rounds(5);
+	assert_true(H.cc.path[0].ctl.cwnd == 256);
+	assert_int_equal(h_round(), 256);
+}
+
+/* All packets marked: DCTCP with alpha = 1 halves, once per RTT. */
+static void test_marks(void **state)
+{
+	double pw, cw, pa, ca;
+
+	(void)state;
+	h_init(1, NULL);
+	h_rounds(2);
+	pw = H.cc.path[0].ctl.cwnd;
+	cw = xr_cc_conn_window(&H.cc);
+	/* alpha started at 1 and decays by 15/16 per unmarked window */
+	pa = H.cc.path[0].ctl.alpha;
+	ca = H.cc.conn.alpha;
+	assert_true(pa > 0.8 && pa < 1);
+	H.mark_mask = 1;
+	h_round();
+	assert_int_equal(H.cc.path[0].ctl.cuts_ecn, 1);
+	assert_int_equal(H.cc.conn.cuts_ecn, 1);
+	/* cut once, no increase for the rest of that RTT; the only path keeps
+	 * at least the connection window (its share) */
+	assert_true(H.cc.conn.cwnd == cw * (1 - ca / 2));
+	assert_true(H.cc.path[0].ctl.cwnd == pw * (1 - pa / 2) ||
+		    H.cc.path[0].ctl.cwnd == H.cc.conn.cwnd);
+	assert_true(H.cc.path[0].ctl.cwnd >= H.cc.conn.cwnd);
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_CONGESTED);
+	assert_true(H.cc.path[0].marks > 10);
+	/* Next RTT: one more cut, by (1 - alpha/2). */
+	cw = H.cc.conn.cwnd;
+	ca = H.cc.conn.alpha;
+	h_round();
+	assert_int_equal(H.cc.path[0].ctl.cuts_ecn, 2);
+	assert_int_equal(H.cc.conn.cuts_ecn, 2);
+	assert_true(H.cc.conn.cwnd == cw * (1 - ca / 2) ||
+		    H.cc.conn.cwnd == H.cc.cfg.conn_min_cwnd);
+	assert_true(H.cc.path[0].ctl.cwnd >= 1);
+	/* Marks stop: back to GOOD after 2 RTTs, and growing again. */
+	H.mark_mask = 0;
+	h_rounds(3);
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_GOOD);
+	pw = H.cc.path[0].ctl.cwnd;
+	h_rounds(3);
+	assert_true(H.cc.path[0].ctl.cwnd > pw);
+}
+
+/* alpha tracks the marked fraction: 1 in 10 marked -> alpha ~0.1 and cuts
+ * of ~5%. */
+static void test_alpha(void **state)
+{
+	double before, after;
+	uint64_t cuts;
+
+	(void)state;
+	h_init(1, NULL);
+	h_rounds(6);
+	H.mark_mask = 1;
+	H.mark_every = 10;
+	h_rounds(300);
+	assert_true(H.cc.path[0].ctl.alpha > 0.05 && H.cc.path[0].ctl.alpha < 0.2);
+	assert_true(H.cc.conn.alpha > 0.05 && H.cc.conn.alpha < 0.2);
+	cuts = H.cc.path[0].ctl.cuts_ecn;
+	before = H.cc.path[0].ctl.cwnd;
+	while (H.cc.path[0].ctl.cuts_ecn == cuts) {
+		before = H.cc.path[0].ctl.cwnd;
+		h_round();
+	}
+	after = H.cc.path[0].ctl.cwnd;
+	assert_true(after < before && after > before * 0.85);
+}
+
+/* A mark on one path of four trims that path, the connection less, and
+ * steers the next packets to the clean paths. */
+static void test_mark_one_path(void **state)
+{
+	double pw, cw, pa;
+
+	(void)state;
+	h_init(4, NULL);
+	h_rounds(4);
+	pw = H.cc.path[2].ctl.cwnd;
+	pa = H.cc.path[2].ctl.alpha;
+	cw = xr_cc_conn_window(&H.cc);
+	H.mark_mask = 1u << 2;
+	h_round();
+	assert_int_equal(H.cc.path[2].ctl.cuts_ecn, 1);
+	/* by (1 - alpha/2), down to no less than its share of the connection */
+	assert_true(H.cc.path[2].ctl.cwnd == pw * (1 - pa / 2) ||
+		    H.cc.path[2].ctl.cwnd == xr_cc_conn_window(&H.cc) / 4);
+	assert_true(H.cc.path[2].ctl.cwnd < pw);
+	assert_int_equal(xr_cc_path_state(&H.cc, 2), XR_CC_CONGESTED);
+	assert_int_equal(H.cc.path[0].ctl.cuts_ecn, 0);
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_GOOD);
+	/* The connection was cut by less than the path (its alpha starts at 1
+	 * too, so this first cut is a half; then it learns the fraction). */
+	assert_true(H.cc.conn.cwnd >= cw / 2);
+	/* While clean paths have room the congested one gets nothing. */
+	h_round();
+	assert_int_equal(H.sent[2], 0);
+	assert_true(H.sent[0] > 0 && H.sent[1] > 0 && H.sent[3] > 0);
+	/* Long run with path 2 always marked: the connection's alpha is about
+	 * the share of marked packets, far below path 2's, and path 2 carries
+	 * a small share of the traffic. */
+	h_rounds(200);
+	assert_true(H.cc.path[2].ctl.alpha > 0.5);
+	assert_true(H.cc.conn.alpha < 0.3);
+	assert_true(H.sent_total[2] * 5 < H.sent_total[0]);
+	/* Marks stop: path 2 returns to service and to its share. */
+	H.mark_mask = 0;
+	memset(H.sent_total, 0, sizeof(H.sent_total));
+	h_rounds(300);
+	assert_int_equal(xr_cc_path_state(&H.cc, 2), XR_CC_GOOD);
+	assert_true(H.sent_total[2] * 2 > H.sent_total[0]);
+}
+
+/* Random loss without marks is not congestion: no cut, no suspicion,
+ * growth as without loss.  With loss_beta set, the same losses cut. */
+static void test_random_loss_no_reaction(void **state)
+{
+	struct xr_cc_cfg cfg;
+	double lossless[2];
+	int np, i;
+
+	(void)state;
+	for (np = 1; np <= 4; np += 3) {
+		h_init(np, NULL);
+		h_rounds(12);
+		lossless[np == 4] = xr_cc_conn_window(&H.cc);
+
+		h_init(np, NULL);
+		H.loss_mask = 0xffff;
+		H.loss_pct = 10;
+		h_rounds(12);
+		assert_true(H.lost_total > 50);
+		for (i = 0; i < np; i++) {
+			assert_int_equal(H.cc.path[i].ctl.cuts_ecn +
+					 H.cc.path[i].ctl.cuts_delay +
+					 H.cc.path[i].ctl.cuts_loss, 0);
+			assert_true(H.cc.path[i].loss_ewma < 0.25);
+		}
+		assert_int_equal(H.cc.conn.cuts_loss + H.cc.conn.cuts_ecn, 0);
+		assert_int_equal(H.was_suspect, 0);
+		assert_true(xr_cc_conn_window(&H.cc) >= 0.9 * lossless[np == 4]);
+		/* and it stays so over a long run */
+		h_rounds(400);
+		assert_int_equal(H.was_suspect, 0);
+		assert_int_equal(H.cc.conn.cuts_loss + H.cc.conn.cuts_ecn, 0);
+	}
+
+	xr_cc_cfg_default(&cfg);
+	cfg.loss_beta = 0.3;
+	h_init(1, &cfg);
+	H.loss_mask = 1;
+	H.loss_pct = 10;
+	h_rounds(12);
+	assert_true(H.cc.path[0].ctl.cuts_loss > 0);
+	assert_true(xr_cc_conn_window(&H.cc) < 0.5 * lossless[0]);
+}
+
+/* Paths of different lengths: ACKs of path B arrive after ACKs of later
+ * packets on path A.  Not a loss, not a signal. */
+static void test_reorder_across_paths(void **state)
+{
+	int i;
+
+	(void)state;
+	h_init(2, NULL);
+	H.rtt[0] = 20 * US;
+	H.rtt[1] = 300 * US;
+	h_rounds(50);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(H.tp[i].st.sack_lost, 0);
+		assert_int_equal(H.tp[i].st.timeouts, 0);
+		assert_int_equal(H.cc.path[i].ctl.cuts_ecn + H.cc.path[i].ctl.cuts_delay, 0);
+		assert_int_equal(xr_cc_path_state(&H.cc, i), XR_CC_GOOD);
+		assert_true(H.sent_total[i] > 100);
+	}
+	assert_int_equal(H.cc.conn.cuts_ecn + H.cc.conn.cuts_delay, 0);
+	assert_true(H.cc.conn.cwnd > 100);
+	assert_int_equal(H.lost_total, 0);
+}
+
+/* The delay signal: a standing queue (every sample high) cuts once per
+ * RTT; a single late ACK in a round does not. */
+static void test_delay_signal(void **state)
+{
+	double pw;
+	uint64_t c;
+
+	(void)state;
+	h_init(1, NULL);
+	h_rounds(10);
+	H.spike_ns = 3 * MS;
+	h_rounds(5);
+	assert_int_equal(H.cc.path[0].ctl.cuts_delay, 0);
+	assert_int_equal(H.cc.conn.cuts_delay, 0);
+	H.spike_ns = 0;
+
+	pw = H.cc.path[0].ctl.cwnd;
+	H.rtt[0] = 2 * MS; /* target = 50 us + 500 us */
+	h_round();
+	h_round();
+	c = H.cc.path[0].ctl.cuts_delay;
+	assert_true(c >= 1 && c <= 2);
+	assert_true(H.cc.conn.cuts_delay >= 1);
+	assert_true(H.cc.path[0].ctl.cwnd < pw * 0.7);
+	assert_true(H.cc.path[0].ctl.cwnd >= 1);
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_CONGESTED);
+	/* At most once per RTT: 5 more RTTs, at most 5 more cuts. */
+	h_rounds(5);
+	assert_true(H.cc.path[0].ctl.cuts_delay - c <= 5);
+	/* An absolute target. */
+	{
+		struct xr_cc_cfg cfg;
+
+		xr_cc_cfg_default(&cfg);
+		cfg.delay_target_ns = 30 * US;
+		h_init(1, &cfg);
+		h_rounds(5);
+		assert_true(H.cc.path[0].ctl.cuts_delay > 0);
+	}
+}
+
+/* The receiver's hint caps the window (hint * srtt) and the pacing rate,
+ * and a rising hint is jumped to. */
+static void test_rate_hint(void **state)
+{
+	uint64_t rate;
+	uint32_t n;
+
+	(void)state;
+	h_init(1, NULL);
+	H.rtt[0] = 100 * US;
+	H.hint = 1000; /* Mbit/s: 83333 packets/s of 1500 B: 8.3 per 100 us */
+	h_round();
+	h_round();
+	/* window cap: 2 * hint * srtt */
+	assert_true(xr_cc_conn_window(&H.cc) > 16.5 && xr_cc_conn_window(&H.cc) < 16.8);
+	n = h_round();
+	assert_int_equal(n, 16);
+	rate = xr_cc_pacing_rate(&H.cc);
+	assert_true(rate <= 125000000ull && rate > 124000000ull);
+
+	/* A higher hint: jump there at once (no slow start to it). */
+	H.hint = 5000; /* 41.7 packets per RTT, window cap 83.3 */
+	h_round();
+	assert_true(xr_cc_conn_window(&H.cc) > 83);
+	assert_true(H.cc.path[0].ctl.cwnd > 83);
+	n = h_round();
+	assert_true(n >= 83 && n <= 84);
+
+	/* Lower again: capped again. */
+	H.hint = 1000;
+	h_round();
+	n = h_round();
+	assert_true(n >= 16 && n <= 17);
+
+	/* No hint: no cap, the window is the one the connection had. */
+	H.hint = 0;
+	h_round();
+	assert_true(xr_cc_conn_window(&H.cc) > 80);
+}
+
+/* Pacing: bursts of at most 32, then one packet per 1/rate; never above
+ * the hint. */
+static void test_pacing(void **state)
+{
+	uint64_t t, t0, start;
+	uint32_t n;
+	double rate_ppns;
+
+	(void)state;
+	h_init(1, NULL);
+	H.rtt[0] = 100 * US;
+	H.hint = 1000;
+	h_rounds(3);
+	t = H.now + 10 * MS; /* bucket full */
+	for (n = 0; xr_cc_next_send_ns(&H.cc, t) == t; n++)
+		xr_cc_on_send(&H.cc, 0, t);
+	assert_int_equal(n, 32);
+	rate_ppns = 1000e6 / (8.0 * 1500) / 1e9;
+	t0 = xr_cc_next_send_ns(&H.cc, t);
+	assert_true(t0 > t);
+	assert_true(t0 - t <= (uint64_t)(1 / rate_ppns) + 1);
+	/* Sending 1000 packets as fast as pacing allows takes >= 1000 / rate. */
+	start = t0;
+	t = t0;
+	for (n = 0; n < 1000; n++) {
+		t = xr_cc_next_send_ns(&H.cc, t);
+		xr_cc_on_send(&H.cc, 0, t);
+	}
+	assert_true((double)(t - start) >= 999 / rate_ppns * 0.999);
+}
+
+/* Unmarked loss on one path is failure; marked loss on another is
+ * congestion.  Each gets its own treatment. */
+static void test_failure_vs_congestion(void **state)
+{
+	double w0;
+
+	(void)state;
+	h_init(3, NULL);
+	h_rounds(4);
+	w0 = H.cc.path[0].ctl.cwnd;
+	H.loss_mask = 0x3; /* paths 0 and 1 lose half their packets */
+	H.loss_pct = 50;
+	H.mark_mask = 0x2; /* path 1's survivors are CE marked */
+	h_rounds(20);
+	/* path 0: failure */
+	assert_true(H.was_suspect & 1);
+	assert_true(H.events[0] & XR_CC_EV_SUSPECT);
+	assert_true(H.events[0] & XR_CC_EV_REROUTE);
+	assert_int_equal(H.cc.path[0].ctl.cuts_ecn + H.cc.path[0].ctl.cuts_loss, 0);
+	assert_true(H.cc.path[0].ctl.cwnd >= w0);
+	assert_false(xr_cc_path_usable(&H.cc, 0));
+	/* path 1: congestion */
+	assert_false(H.was_suspect & 2);
+	assert_true(H.cc.path[1].ctl.cuts_ecn > 0);
+	assert_true(xr_cc_path_usable(&H.cc, 1));
+	/* path 2 untouched */
+	assert_int_equal(xr_cc_path_state(&H.cc, 2), XR_CC_GOOD);
+}
+
+/* A blackholed path: timeout -> SUSPECT (its packets move), failed probes
+ * -> new entropy each time -> DOWN after 3, probed with backoff; an
+ * isolated tail loss does not make a path suspect. */
+static void test_blackhole_down(void **state)
+{
+	struct xr_ack_result *r = &H.res;
+	uint64_t due;
+	int i;
+
+	(void)state;
+	h_init(2, NULL);
+	h_rounds(4);
+	H.loss_mask = 1;
+	H.loss_pct = 100;
+	for (i = 0; i < 40 && !(H.was_suspect & 1); i++)
+		h_round();
+	assert_true(H.was_suspect & 1);
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_SUSPECT);
+	assert_true(H.events[0] & XR_CC_EV_SUSPECT);
+	assert_int_equal(H.cc.path[0].timeouts, 1);
+	assert_int_equal(H.cc.path[0].ctl.inflight, 0);
+	assert_int_equal(H.cc.path[0].ctl.cuts_ecn + H.cc.path[0].ctl.cuts_loss, 0);
+	/* Everything goes to path 1 now. */
+	h_round();
+	assert_int_equal(H.sent[0], 0);
+	assert_true(H.sent[1] > 0);
+
+	/* Probes fail: REROUTE each time, DOWN at the third failure (the
+	 * timeout counted as the first). */
+	H.events[0] = 0;
+	due = xr_cc_probe_due(&H.cc, 0);
+	assert_true(due <= H.now);
+	xr_cc_probe_sent(&H.cc, 0, H.now);
+	assert_true(xr_cc_probe_due(&H.cc, 0) == UINT64_MAX); /* one at a time */
+	assert_int_equal(xr_cc_next_deadline(&H.cc), H.now + 1 * MS);
+	H.now += 1 * MS;
+	xr_cc_on_timer(&H.cc, H.now);
+	h_events();
+	assert_true(H.events[0] & XR_CC_EV_REROUTE);
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_SUSPECT);
+	assert_int_equal(xr_cc_probe_due(&H.cc, 0), H.now + 200 * US);
+	H.now += 200 * US;
+	xr_cc_probe_sent(&H.cc, 0, H.now);
+	H.now += 1 * MS;
+	xr_cc_on_timer(&H.cc, H.now);
+	h_events();
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_DOWN);
+	assert_true(H.events[0] & XR_CC_EV_DOWN);
+	assert_false(xr_cc_path_usable(&H.cc, 0));
+	/* Probing continues, with a backoff. */
+	assert_int_equal(xr_cc_probe_due(&H.cc, 0), H.now + 400 * US);
+	H.now += 400 * US;
+	xr_cc_probe_sent(&H.cc, 0, H.now);
+	H.now += 1 * MS;
+	xr_cc_on_timer(&H.cc, H.now);
+	assert_int_equal(xr_cc_probe_due(&H.cc, 0), H.now + 800 * US);
+	assert_int_equal(H.cc.path[0].probes_failed, 3);
+
+	/* One isolated lost packet timing out: not a failure. */
+	h_init(2, NULL);
+	h_rounds(3);
+	{
+		uint32_t psn;
+
+		xr_txpath_send(&H.tp[1], 999, 1500, H.now, &psn);
+		xr_cc_on_send(&H.cc, 1, H.now);
+		H.now = xr_txpath_next_deadline(&H.tp[1]);
+		assert_int_equal(xr_txpath_on_timer(&H.tp[1], H.now, r), 1);
+		xr_cc_on_timeout(&H.cc, 1, r, H.now);
+		assert_int_equal(xr_cc_path_state(&H.cc, 1), XR_CC_GOOD);
+		assert_int_equal(H.cc.path[1].ctl.inflight, 0);
+		/* ... but a second one in a row is. */
+		xr_txpath_send(&H.tp[1], 999, 1500, H.now, &psn);
+		xr_cc_on_send(&H.cc, 1, H.now);
+		H.now = xr_txpath_next_deadline(&H.tp[1]);
+		assert_int_equal(xr_txpath_on_timer(&H.tp[1], H.now, r), 1);
+		xr_cc_on_timeout(&H.cc, 1, r, H.now);
+		assert_int_equal(xr_cc_path_state(&H.cc, 1), XR_CC_SUSPECT);
+	}
+}
+
+/* Re-probing and return to service. */
+static void test_probe_return(void **state)
+{
+	uint32_t seq, ev;
+	double saved;
+
+	(void)state;
+	h_init(2, NULL);
+	h_rounds(6);
+	H.loss_mask = 1;
+	H.loss_pct = 100;
+	while (!(H.was_suspect & 1))
+		h_round();
+	H.loss_mask = 0;
+	saved = H.cc.path[0].saved_cwnd;
+	assert_true(saved > 16);
+	xr_cc_take_events(&H.cc, 0);
+
+	seq = xr_cc_probe_sent(&H.cc, 0, H.now);
+	xr_cc_on_probe_reply(&H.cc, 0, seq + 1, 0, H.now + 50 * US); /* forged */
+	assert_true(xr_cc_probe_due(&H.cc, 0) == UINT64_MAX);
+	xr_cc_on_probe_reply(&H.cc, 0, seq, 0, H.now + 50 * US);
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_SUSPECT); /* 1 of 2 */
+	assert_int_equal(xr_cc_probe_due(&H.cc, 0), H.now + 50 * US); /* next now */
+	xr_cc_on_probe_reply(&H.cc, 0, seq, 0, H.now + 60 * US); /* duplicate */
+	assert_int_equal(H.cc.path[0].probe_oks, 1);
+	seq = xr_cc_probe_sent(&H.cc, 0, H.now + 50 * US);
+	xr_cc_on_probe_reply(&H.cc, 0, seq, 0, H.now + 100 * US);
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_GOOD);
+	ev = xr_cc_take_events(&H.cc, 0);
+	assert_true(ev & XR_CC_EV_RESTORED);
+	assert_true(H.cc.path[0].ctl.cwnd == 16);
+	assert_true(H.cc.path[0].ctl.ssthresh == saved);
+	assert_true(xr_cc_probe_due(&H.cc, 0) == UINT64_MAX);
+	/* Traffic returns to it. */
+	H.now += 100 * US;
+	memset(H.sent_total, 0, sizeof(H.sent_total));
+	h_rounds(20);
+	assert_true(H.sent_total[0] * 3 > H.sent_total[1]);
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_GOOD);
+}
+
+/* A path suspected after a (spurious) timeout that then acknowledges data
+ * comes back without probes. */
+static void test_late_ack_restores(void **state)
+{
+	struct xr_ack_view v;
+	uint32_t psn;
+	int i;
+
+	(void)state;
+	h_init(2, NULL);
+	h_rounds(3);
+	for (i = 0; i < 4; i++) {
+		xr_txpath_send(&H.tp[0], 500 + i, 1500, H.now, &psn);
+		xr_cc_on_send(&H.cc, 0, H.now);
+	}
+	H.now = xr_txpath_next_deadline(&H.tp[0]);
+	assert_int_equal(xr_txpath_on_timer(&H.tp[0], H.now, &H.res), 4);
+	xr_cc_on_timeout(&H.cc, 0, &H.res, H.now);
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_SUSPECT);
+	/* The delayed ACKs: two of them. */
+	memset(&v, 0, sizeof(v));
+	v.cack = psn - 1;
+	v.ack_psn = psn - 2;
+	v.ts_echo = 0;
+	h_process(0, &v, H.now + 10 * US);
+	assert_int_equal(H.res.nacked, 2);
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_SUSPECT);
+	v.cack = psn + 1;
+	v.ack_psn = psn;
+	h_process(0, &v, H.now + 20 * US);
+	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_GOOD);
+	assert_int_equal(H.cc.path[0].ctl.inflight, 0);
+	assert_int_equal(H.cc.conn.inflight, 0);
+}
+
+/* Path selection: GOOD paths while they have room, then CONGESTED ones;
+ * SUSPECT only when no path is in service; DOWN never; spread evenly
+ * within each path's window. */
+static void test_pick_path(void **state)
+{
+	uint32_t count[4] = { 0 };
+	int i, k;
+
+	(void)state;
+	h_init(4, NULL);
+	H.cc.conn.cwnd = 200;
+	H.cc.path[0].state = XR_CC_CONGESTED;
+	H.cc.path[1].state = XR_CC_SUSPECT;
+	H.cc.path[2].ctl.cwnd = 30;
+	H.cc.path[3].ctl.cwnd = 10;
+	for (k = 0; k < 40; k++) {
+		i = xr_cc_pick_path(&H.cc, H.now);
+		assert_true(i == 2 || i == 3);
+		count[i]++;
+		xr_cc_on_send(&H.cc, i, H.now);
+		/* fewest in flight first, within each path's window */
+		if (k < 20)
+			assert_true(H.cc.path[2].ctl.inflight -
+					    H.cc.path[3].ctl.inflight <= 1);
+	}
+	assert_int_equal(count[2], 30);
+	assert_int_equal(count[3], 10);
+	/* Clean paths full: the congested one. */
+	assert_int_equal(xr_cc_pick_path(&H.cc, H.now), 0);
+	for (k = 0; k < 16; k++)
+		xr_cc_on_send(&H.cc, 0, H.now);
+	/* Everything in service full: wait, do not use the suspect path. */
+	assert_int_equal(xr_cc_pick_path(&H.cc, H.now), -EAGAIN);
+	assert_int_equal(xr_cc_path_weight(&H.cc, 1), 0);
+	assert_false(xr_cc_path_usable(&H.cc, 1));
+
+	/* Nothing in service: the suspect path carries data. */
+	h_init(4, NULL);
+	H.cc.path[0].state = XR_CC_DOWN;
+	H.cc.path[1].state = XR_CC_SUSPECT;
+	H.cc.path[2].state = XR_CC_DOWN;
+	H.cc.path[3].state = XR_CC_DOWN;
+	assert_true(xr_cc_path_usable(&H.cc, 1));
+	assert_false(xr_cc_path_usable(&H.cc, 0));
+	for (k = 0; k < 5; k++) {
+		assert_int_equal(xr_cc_pick_path(&H.cc, H.now), 1);
+		xr_cc_on_send(&H.cc, 1, H.now);
+	}
+	H.cc.path[1].state = XR_CC_DOWN;
+	assert_int_equal(xr_cc_pick_path(&H.cc, H.now), -ENETUNREACH);
+}
+
+/* Receiver counters: marks counted from ce/rx deltas; nonsense resyncs
+ * without a mark; stale ACKs do not carry the hint. */
+static void test_counters_and_stale(void **state)
+{
+	struct xr_ack_view v;
+	uint32_t psn;
+	int i;
+
+	(void)state;
+	h_init(1, NULL);
+	for (i = 0; i < 10; i++) {
+		xr_txpath_send(&H.tp[0], i, 1500, H.now, &psn);
+		xr_cc_on_send(&H.cc, 0, H.now);
+	}
+	memset(&v, 0, sizeof(v));
+	v.cack = 5;
+	v.ack_psn = 4;
+	v.ts_echo = (uint32_t)H.now;
+	v.rx_pkts = 5;
+	v.ce_pkts = 9; /* more marks than packets: nonsense */
+	v.rate_hint = 500;
+	h_process(0, &v, H.now + 50 * US);
+	assert_int_equal(H.cc.path[0].marks, 0);
+	assert_int_equal(H.cc.hint_mbps, 500);
+	/* A real mark via the counters (no ECE flag). */
+	v.cack = 7;
+	v.ack_psn = 6;
+	v.rx_pkts = 7;
+	v.ce_pkts = 10;
+	h_process(0, &v, H.now + 60 * US);
+	assert_int_equal(H.cc.path[0].marks, 1);
+	assert_int_equal(H.cc.path[0].ce_total, 1);
+	/* Stale ACK (cack behind): its hint is not taken, its older counters
+	 * are ignored. */
+	v.cack = 6;
+	v.ack_psn = 5;
+	v.rx_pkts = 6;
+	v.ce_pkts = 9;
+	v.rate_hint = 99999;
+	h_process(0, &v, H.now + 70 * US);
+	assert_true(H.res.stale);
+	assert_int_equal(H.cc.hint_mbps, 500);
+	assert_int_equal(H.cc.path[0].marks, 1);
+	/* A bad ACK is ignored altogether. */
+	v.cack = 50;
+	v.rate_hint = 1;
+	v.flags = XR_AF_ECE;
+	h_process(0, &v, H.now + 80 * US);
+	assert_true(H.res.bad);
+	assert_int_equal(H.cc.hint_mbps, 500);
+	assert_int_equal(H.cc.path[0].marks, 1);
+	assert_int_equal(H.cc.path[0].ctl.inflight, 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init),
+		cmocka_unit_test(test_slow_start),
+		cmocka_unit_test(test_marks),
+		cmocka_unit_test(test_alpha),
+		cmocka_unit_test(test_mark_one_path),
+		cmocka_unit_test(test_random_loss_no_reaction),
+		cmocka_unit_test(test_reorder_across_paths),
+		cmocka_unit_test(test_delay_signal),
+		cmocka_unit_test(test_rate_hint),
+		cmocka_unit_test(test_pacing),
+		cmocka_unit_test(test_failure_vs_congestion),
+		cmocka_unit_test(test_blackhole_down),
+		cmocka_unit_test(test_probe_return),
+		cmocka_unit_test(test_late_ack_restores),
+		cmocka_unit_test(test_pick_path),
+		cmocka_unit_test(test_counters_and_stale),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

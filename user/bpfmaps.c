@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfmaps.h"
+#include "xroce/abi.h"
+
+#define XR_PROG_NAME "xroce_xdp"
+
+static void maps_reset(struct xr_maps *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->cfg = m->domains = m->mem = m->evq = m->mrs = -1;
+	m->conns = m->rx = m->msgs = m->stats = -1;
+}
+
+static int prog_info(int fd, struct bpf_prog_info *info, uint32_t *ids,
+		     uint32_t nids)
+{
+	uint32_t len = sizeof(*info);
+
+	memset(info, 0, sizeof(*info));
+	if (ids) {
+		info->nr_map_ids = nids;
+		info->map_ids = (uint64_t)(unsigned long)ids;
+	}
+	return bpf_obj_get_info_by_fd(fd, info, &len) ? -errno : 0;
+}
+
+/* 1 if prog_id is xroce's program, 0 if another one, or a negative errno. */
+static int is_xroce(uint32_t prog_id)
+{
+	struct bpf_prog_info info;
+	int fd, rc;
+
+	fd = bpf_prog_get_fd_by_id(prog_id);
+	if (fd < 0)
+		return -errno;
+	rc = prog_info(fd, &info, NULL, 0);
+	close(fd);
+	if (rc)
+		return rc;
+	return strncmp(info.name, XR_PROG_NAME, sizeof(info.name)) == 0;
+}
+
+/* libxdp's multi-program mode attaches a dispatcher and links each
+ * component program to it as a BPF_PROG_TYPE_EXT (freplace) program.
+ * The links name their target, so look for a link into this dispatcher
+ * whose program is xroce's. */
+static int find_in_dispatcher(uint32_t dispatcher_id, uint32_t *prog_id)
+{
+	uint32_t id = 0;
+
+	*prog_id = 0;
+	while (!bpf_link_get_next_id(id, &id)) {
+		struct bpf_link_info li;
+		uint32_t len = sizeof(li);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		memset(&li, 0, sizeof(li));
+		if (!bpf_obj_get_info_by_fd(fd, &li, &len) &&
+		    li.type == BPF_LINK_TYPE_TRACING &&
+		    li.tracing.target_obj_id == dispatcher_id &&
+		    is_xroce(li.prog_id) == 1)
+			*prog_id = li.prog_id;
+		close(fd);
+		if (*prog_id)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+int xr_maps_find_prog(int ifindex, uint32_t *prog_id, int *mode)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	uint32_t ids[3];
+	int i, rc;
+
+	rc = bpf_xdp_query(ifindex, 0, &q);
+	if (rc)
+		return rc;
+	ids[0] = q.drv_prog_id;
+	ids[1] = q.skb_prog_id;
+	ids[2] = q.hw_prog_id;
+	for (i = 0; i < 3; i++) {
+		if (!ids[i])
+			continue;
+		rc = is_xroce(ids[i]);
+		if (rc < 0)
+			return rc;
+		if (mode)
+			*mode = i == 0 ? XDP_FLAGS_DRV_MODE :
+				i == 1 ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_HW_MODE;
+		if (rc == 1) {
+			*prog_id = ids[i];
+			return 0;
+		}
+		/* Some other program: maybe libxdp's dispatcher. */
+		if (!find_in_dispatcher(ids[i], prog_id))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+int xr_maps_open_prog(uint32_t prog_id, struct xr_maps *m)
+{
+	uint32_t ids[64], i;
+	struct bpf_prog_info info;
+	int fd, rc;
+
+	maps_reset(m);
+	fd = bpf_prog_get_fd_by_id(prog_id);
+	if (fd < 0)
+		return -errno;
+	rc = prog_info(fd, &info, ids, 64);
+	close(fd);
+	if (rc)
+		return rc;
+	m->prog_id = prog_id;
+	for (i = 0; i < info.nr_map_ids && i < 64; i++) {
+		struct bpf_map_info mi;
+		uint32_t len = sizeof(mi);
+		int *slot = NULL;
+		int mfd = bpf_map_get_fd_by_id(ids[i]);
+
+		if (mfd < 0)
+			continue;
+		memset(&mi, 0, sizeof(mi));
+		if (bpf_obj_get_info_by_fd(mfd, &mi, &len)) {
+			close(mfd);
+			continue;
+		}
+		if (!strcmp(mi.name, XR_MAP_CFG))
+			slot = &m->cfg;
+		else if (!strcmp(mi.name, XR_MAP_DOMAINS)) {
+			slot = &m->domains;
+			m->max_domains = mi.max_entries;
+		} else if (!strcmp(mi.name, XR_MAP_MEM))
+			slot = &m->mem;
+		else if (!strcmp(mi.name, XR_MAP_EVQ))
+			slot = &m->evq;
+		else if (!strcmp(mi.name, XR_MAP_MRS)) {
+			slot = &m->mrs;
+			m->max_mrs = mi.max_entries;
+		} else if (!strcmp(mi.name, XR_MAP_CONNS)) {
+			slot = &m->conns;
+			m->max_conns = mi.max_entries;
+		} else if (!strcmp(mi.name, XR_MAP_RX))
+			slot = &m->rx;
+		else if (!strcmp(mi.name, XR_MAP_MSGS))
+			slot = &m->msgs;
+		else if (!strcmp(mi.name, XR_MAP_STATS))
+			slot = &m->stats;
+		if (slot && *slot < 0)
+			*slot = mfd;
+		else
+			close(mfd);
+	}
+	if (m->cfg < 0 || m->domains < 0 || m->mem < 0 || m->evq < 0 ||
+	    m->mrs < 0 || m->conns < 0 || m->rx < 0 || m->msgs < 0 ||
+	    m->stats < 0) {
+		xr_maps_close(m);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int xr_maps_open(int ifindex, struct xr_maps *m)
+{
+	uint32_t id = 0;
+	int mode = 0, rc;
+
+	maps_reset(m);
+	rc = xr_maps_find_prog(ifindex, &id, &mode);
+	if (rc)
+		return rc;
+	rc = xr_maps_open_prog(id, m);
+	if (!rc)
+		m->attach_mode = mode;
+	return rc;
+}
+
+void xr_maps_close(struct xr_maps *m)
+{
+	int *fds[] = { &m->cfg, &m->domains, &m->mem, &m->evq, &m->mrs,
+		       &m->conns, &m->rx, &m->msgs, &m->stats };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}

@@ -1,0 +1,926 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Congestion control of one connection: per-path and per-connection windows,
+ * path state (good / congested / suspect / down), probing, pacing and path
+ * selection.  Pure: no I/O, no allocation, the clock passed in.
+ *
+ * WINDOWS (packets).  Each path has a window, and so has the connection; a
+ * packet may go on path p if p's in-flight count and the connection's stay
+ * within their windows.  The connection window is what makes a connection
+ * with 8 paths as fair as one with 1 path (its increase is 1 packet per RTT
+ * however many paths it sprays over, like coupled MPTCP); the path windows
+ * steer packets away from a path whose own route is congested.  A path
+ * marked about as much as its connection (congestion all paths share, such
+ * as the receiver's last hop; always so with a single path) never has a
+ * window below its share of the connection window (connection window /
+ * paths in service), so path windows never bind, together, below the
+ * connection window and the connection competes as one DCTCP flow (without
+ * this floor a 1-path connection is two controllers cutting one flow at
+ * different moments and loses to a 4-path one).  A path marked far more
+ * than its connection (alpha > 2 alpha_conn + 0.05) has no floor.
+ * Start: path 16, connection 32 packets, both in slow start.  Bounds: path
+ * 1..256 (the PSN window), connection 2..npaths*256.
+ *
+ * ECN: DCTCP per controller.  The receiver's cumulative counters (ce_pkts,
+ * rx_pkts per path; ECE flags as a fallback when it does not count) give the
+ * marked fraction F of each observation window (one smoothed RTT); alpha =
+ * (1 - g) alpha + g F with g = 1/16, alpha starting at 1 (so the first cut,
+ * usually ending slow start, is about a half).  A marked ACK cuts cwnd to
+ * window * (1 - alpha / 2), at most once per RTT, and is not counted for
+ * increase; the connection does the same with its own alpha, computed over
+ * all its paths' packets.  So once the alphas have learnt, a path whose own
+ * route marks every packet is cut by half per RTT while the connection,
+ * whose marked fraction is that path's share of its traffic, is cut by that
+ * share of a half; a bottleneck every path crosses marks every path and
+ * the connection reacts like one DCTCP flow.
+ *
+ * DELAY: the second signal.  If the smallest RTT sample of an observation
+ * window exceeds the target (min RTT + 500 us by default, or an absolute
+ * cfg.delay_target_ns), the window is cut by 1 - 0.5 (rtt - target) / rtt
+ * (Swift-like, no more than half), at most once per RTT; the connection uses
+ * the smallest sample over all paths against the smallest min RTT.  The
+ * window minimum (not each sample) is used because scheduling noise on a
+ * busy host inflates single samples, while a standing queue inflates all.
+ * The 500 us allowance is about twice what a full 256-entry veth ring adds
+ * at 1 Mpps, so on this machine ECN is the signal and delay is the
+ * safety net for bottlenecks that do not mark (tbf/htb, deep buffers).
+ *
+ * INCREASE: slow start +1 per packet acknowledged while at least half the
+ * window was in use; then +1 packet per RTT (cwnd += 1/cwnd per packet)
+ * while all of it was (peak in flight over this and the last observation
+ * window, like Linux's tcp_is_cwnd_limited); none within an RTT of a cut.
+ *
+ * LOSS IS NOT CONGESTION (default, loss_beta = 0).  Random loss on a lossy
+ * fabric would make a loss-driven controller collapse (TCP keeps ~20% of its
+ * goodput at 10% loss); xroce must keep >= 85%, so a loss only means
+ * "retransmit that packet".  Congestion drops come with marks (the queue
+ * marks long before it overflows) and the marks drive the windows.  For a
+ * fabric that drops without marking, cfg.loss_beta > 0 cuts by that factor
+ * once per RTT with losses.
+ *
+ * RATE HINT.  The receiver's fair share for this sender (Mbit/s, in every
+ * ACK).  The pacing rate never exceeds it, and the connection window is
+ * capped at 2 * hint * srtt (converted with cfg.pkt_bytes; the factor 2 so
+ * the window does not throttle below the hint, pacing holds the rate).
+ * When the hint first appears or rises, the connection window jumps to that
+ * cap (ending slow start) and the paths in service to their share of it,
+ * so senders start at the right rate instead of probing for it, and an
+ * incast settles within a few RTTs.  Marks still cut below the hint.
+ *
+ * PACING.  Token bucket at the connection level (all paths leave through
+ * the same NIC and usually arrive through the same last hop): rate =
+ * gain * window / srtt with gain 1.25 (2 in slow start), capped by the
+ * hint; bucket depth 32 packets, so no burst can fill much of a 256-entry
+ * veth ring.  Unpaced (window-limited only) before the first RTT sample.
+ *
+ * PATH STATES.
+ *   GOOD       in service.
+ *   CONGESTED  in service, but a mark or delay signal in the last 2 srtt:
+ *              new packets go to GOOD paths while they have room.
+ *   SUSPECT    out of service (failure, not congestion): a timeout that
+ *              declared >= 2 packets lost or was the second in a row, or
+ *              an unmarked loss fraction (EWMA, g = 1/32 per packet, after
+ *              >= 32 packets) >= 0.35.  Random loss of 10% keeps that EWMA
+ *              around 0.1 (one standard deviation ~0.04), so it does not
+ *              trigger; a path losing half its packets does within ~40.
+ *              Losses within 2 srtt of a mark are congestion drops and do
+ *              not count.  The library moves the path's packets elsewhere,
+ *              changes its entropy (XR_CC_EV_REROUTE) and probes it every
+ *              200 us (one probe outstanding, timeout max(1 ms, 2 srtt)).
+ *   DOWN       3 consecutive timeouts / failed probes.  Probed with a
+ *              backoff (200 us doubling to 50 ms), new entropy per failure.
+ *   Return to service: 2 consecutive probe replies (or, for a path
+ *   suspected after a timeout, 2 ACKs acknowledging data: it was alive
+ *   after all).  It restarts at the initial path window (or its floor) in
+ *   slow start up to the window it had.  SUSPECT paths carry data only when
+ *   no path is GOOD or CONGESTED; DOWN paths never do.
+ *
+ * PATH SELECTION.  Packet by packet: among usable paths with a free window
+ * of at least one packet, the best class (GOOD, then CONGESTED, then
+ * SUSPECT), then the fewest packets in flight; ties go to the next path
+ * after the previous choice.  So equal paths get round robin, a path whose
+ * ACKs come back faster gets more, and a path's own window caps it only
+ * when its route is congested.  (Largest free window first was tried and
+ * starves a path whose window was cut: the other paths' windows do not bind
+ * while the connection window does, so their free windows stay larger and
+ * the cut path never fills its window, never counts as window-limited and
+ * never grows back.)  Deterministic given the state.
+ */
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "cc.h"
+
+#define US 1000ull
+#define MS 1000000ull
+#define NO_RTT UINT64_MAX
+#define DEFAULT_WIN_NS (100 * US) /* observation window before any RTT */
+#define MAX_COUNTER_STEP 65536    /* larger receiver-counter jumps: resync */
+#define OWN_CONGESTION_MARGIN 0.05 /* path alpha > 2 conn alpha + this: the
+				    * path's own route is congested */
+
+void xr_cc_cfg_default(struct xr_cc_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->pkt_bytes = 1500;
+	c->burst_pkts = 32;
+	c->conn_init_cwnd = 32;
+	c->conn_min_cwnd = 2;
+	c->conn_max_cwnd = 0;
+	c->path_init_cwnd = 16;
+	c->path_min_cwnd = 1;
+	c->path_max_cwnd = XR_TXPATH_WIN;
+	c->ai_pkts = 1;
+	c->dctcp_g = 1.0 / 16;
+	c->delay_beta = 0.5;
+	c->loss_beta = 0;
+	c->pace_gain = 1.25;
+	c->pace_gain_ss = 2.0;
+	c->suspect_loss = 0.35;
+	c->loss_ewma_g = 1.0 / 32;
+	c->delay_allow_ns = 500 * US;
+	c->delay_target_ns = 0;
+	c->suspect_min_lost = 2;
+	c->down_timeouts = 3;
+	c->probe_ok = 2;
+	c->probe_interval_ns = 200 * US;
+	c->probe_interval_max_ns = 50 * MS;
+	c->probe_timeout_ns = 1 * MS;
+}
+
+static bool cfg_valid(const struct xr_cc_cfg *c)
+{
+	return c->pkt_bytes && c->burst_pkts && c->conn_min_cwnd >= 1 &&
+	       c->conn_init_cwnd >= c->conn_min_cwnd &&
+	       c->path_min_cwnd >= 1 && c->path_init_cwnd >= c->path_min_cwnd &&
+	       c->path_max_cwnd >= c->path_init_cwnd &&
+	       c->path_max_cwnd <= XR_TXPATH_WIN && c->ai_pkts > 0 &&
+	       c->dctcp_g > 0 && c->dctcp_g <= 1 && c->delay_beta >= 0 &&
+	       c->delay_beta <= 1 && c->loss_beta >= 0 && c->loss_beta < 1 &&
+	       c->pace_gain > 0 && c->pace_gain_ss > 0 && c->suspect_loss > 0 &&
+	       c->loss_ewma_g > 0 && c->loss_ewma_g <= 1 && c->down_timeouts &&
+	       c->probe_ok && c->probe_interval_ns &&
+	       c->probe_interval_max_ns >= c->probe_interval_ns &&
+	       c->probe_timeout_ns;
+}
+
+static void ctl_init(struct xr_cc_ctl *k, double cwnd)
+{
+	memset(k, 0, sizeof(*k));
+	k->cwnd = cwnd;
+	k->ssthresh = DBL_MAX;
+	k->alpha = 1.0;
+	k->win_min_rtt_ns = NO_RTT;
+}
+
+int xr_cc_init(struct xr_cc *cc, uint32_t npaths, const struct xr_cc_cfg *cfg,
+	       uint64_t now_ns)
+{
+	struct xr_cc_cfg def;
+	uint32_t i;
+
+	if (!cfg) {
+		xr_cc_cfg_default(&def);
+		cfg = &def;
+	}
+	if (npaths < 1 || npaths > XR_MAX_PATHS || !cfg_valid(cfg))
+		return -EINVAL;
+	memset(cc, 0, sizeof(*cc));
+	cc->cfg = *cfg;
+	if (cc->cfg.conn_max_cwnd <= 0)
+		cc->cfg.conn_max_cwnd = npaths * cc->cfg.path_max_cwnd;
+	if (cc->cfg.conn_max_cwnd < cc->cfg.conn_init_cwnd)
+		return -EINVAL;
+	cc->npaths = npaths;
+	ctl_init(&cc->conn, cfg->conn_init_cwnd);
+	for (i = 0; i < npaths; i++) {
+		ctl_init(&cc->path[i].ctl, cfg->path_init_cwnd);
+		cc->path[i].state = XR_CC_GOOD;
+		cc->path[i].probe_next_ns = UINT64_MAX;
+	}
+	cc->pace_tokens = cfg->burst_pkts;
+	cc->pace_last_ns = now_ns;
+	return 0;
+}
+
+static bool valid_path(const struct xr_cc *cc, int path)
+{
+	return path >= 0 && (uint32_t)path < cc->npaths;
+}
+
+static uint64_t win_len(uint64_t srtt)
+{
+	return srtt ? srtt : DEFAULT_WIN_NS;
+}
+
+static bool in_service(const struct xr_cc_path *p)
+{
+	return p->state == XR_CC_GOOD || p->state == XR_CC_CONGESTED;
+}
+
+static bool any_in_service(const struct xr_cc *cc)
+{
+	uint32_t i;
+
+	for (i = 0; i < cc->npaths; i++)
+		if (in_service(&cc->path[i]))
+			return true;
+	return false;
+}
+
+bool xr_cc_path_usable(const struct xr_cc *cc, int path)
+{
+	const struct xr_cc_path *p;
+
+	if (!valid_path(cc, path))
+		return false;
+	p = &cc->path[path];
+	if (in_service(p))
+		return true;
+	return p->state == XR_CC_SUSPECT && !any_in_service(cc);
+}
+
+uint32_t xr_cc_path_weight(const struct xr_cc *cc, int path)
+{
+	const struct xr_cc_ctl *k;
+
+	if (!xr_cc_path_usable(cc, path))
+		return 0;
+	k = &cc->path[path].ctl;
+	return k->cwnd > k->inflight ? (uint32_t)(k->cwnd - k->inflight) : 0;
+}
+
+/* Packets per ns of a rate in Mbit/s. */
+static double mbps_to_ppns(const struct xr_cc *cc, uint32_t mbps)
+{
+	return mbps * 1e6 / (8.0 * cc->cfg.pkt_bytes) / 1e9;
+}
+
+/* The connection window the hint allows: HINT_WINDOW_GAIN * hint * srtt.
+ * Pacing holds the rate to the hint; the window only bounds what is in
+ * flight, and exactly hint * srtt would throttle below the hint (ACKs come
+ * every other packet of a path, so packets stay counted in flight longer
+ * than one RTT: 76-88% of the hint in the simulation). */
+#define HINT_WINDOW_GAIN 2.0
+
+static double hint_window(const struct xr_cc *cc)
+{
+	double w;
+
+	if (!cc->hint_mbps || !cc->srtt_ns)
+		return DBL_MAX;
+	w = HINT_WINDOW_GAIN * mbps_to_ppns(cc, cc->hint_mbps) *
+	    (double)cc->srtt_ns;
+	return w < cc->cfg.conn_min_cwnd ? cc->cfg.conn_min_cwnd : w;
+}
+
+double xr_cc_conn_window(const struct xr_cc *cc)
+{
+	double hw = hint_window(cc);
+
+	return cc->conn.cwnd < hw ? cc->conn.cwnd : hw;
+}
+
+static uint32_t n_in_service(const struct xr_cc *cc)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < cc->npaths; i++)
+		n += in_service(&cc->path[i]);
+	return n;
+}
+
+/* Floor of an in-service path's window.  A path marked about as much as
+ * its connection sees congestion the connection shares (a bottleneck every
+ * path crosses, like the receiver's last hop; always so with one path): its
+ * floor is its share of the connection window, so path windows never bind,
+ * together, below the connection window, and a connection competes as one
+ * DCTCP flow whatever its number of paths (not as two controllers cutting
+ * one flow at different moments).  A path marked much more than its
+ * connection has a congested route of its own: it may go down to the
+ * minimum, and its state steers new packets around it. */
+static double floor_of(const struct xr_cc *cc, const struct xr_cc_path *p,
+		       uint32_t n_svc, double conn_window)
+{
+	double f;
+
+	if (!n_svc || p->ctl.alpha > 2 * cc->conn.alpha + OWN_CONGESTION_MARGIN)
+		return cc->cfg.path_min_cwnd;
+	f = conn_window / n_svc;
+	if (f > cc->cfg.path_max_cwnd)
+		f = cc->cfg.path_max_cwnd;
+	return f < cc->cfg.path_min_cwnd ? cc->cfg.path_min_cwnd : f;
+}
+
+static double path_floor(const struct xr_cc *cc, const struct xr_cc_path *p)
+{
+	return floor_of(cc, p, n_in_service(cc), xr_cc_conn_window(cc));
+}
+
+static void raise_to_floor(struct xr_cc *cc)
+{
+	uint32_t i, n = n_in_service(cc);
+	double cw = xr_cc_conn_window(cc);
+
+	for (i = 0; i < cc->npaths; i++) {
+		struct xr_cc_path *p = &cc->path[i];
+		double f = floor_of(cc, p, n, cw);
+
+		if (in_service(p) && p->ctl.cwnd < f)
+			p->ctl.cwnd = f;
+	}
+}
+
+/* Decrease a window to base * factor, at most once per rtt. */
+static bool ctl_cut(struct xr_cc_ctl *k, double base, double factor,
+		    double min, uint64_t rtt, uint64_t now, uint64_t *counter)
+{
+	if (k->cuts_ecn + k->cuts_delay + k->cuts_loss &&
+	    now - k->last_cut_ns < win_len(rtt))
+		return false;
+	k->cwnd = base * factor;
+	if (k->cwnd < min)
+		k->cwnd = min;
+	k->ssthresh = k->cwnd;
+	k->last_cut_ns = now;
+	(*counter)++;
+	return true;
+}
+
+/* Additive increase (or slow start), only while the window is what limits
+ * sending: in slow start if at least half of it was in use during this
+ * window, in congestion avoidance if all of it was (as Linux's
+ * tcp_is_cwnd_limited), over this observation window and the last.  Never
+ * within an RTT of a decrease. */
+static void ctl_grow(struct xr_cc_ctl *k, uint32_t acked, uint64_t rtt,
+		     uint64_t now, double ai, double max)
+{
+	double w = k->cwnd;
+	uint32_t used = k->peak_inflight > k->prev_peak ? k->peak_inflight
+							: k->prev_peak;
+
+	if (!acked)
+		return;
+	if (k->cuts_ecn + k->cuts_delay + k->cuts_loss &&
+	    now - k->last_cut_ns < win_len(rtt))
+		return;
+	if (w < k->ssthresh) {
+		if (2.0 * used < w)
+			return;
+		w += acked;
+		if (w > k->ssthresh)
+			w = k->ssthresh;
+	} else {
+		if (used + 1 < w)
+			return;
+		w += ai * acked / w;
+	}
+	k->cwnd = w > max ? max : w;
+}
+
+/* Close the observation window if it is over: update alpha from the marked
+ * fraction and hand back the window's smallest RTT sample. */
+static bool ctl_window_end(struct xr_cc_ctl *k, double g, uint64_t srtt,
+			   uint64_t now, uint64_t *min_rtt)
+{
+	double f;
+
+	if (!k->win_end_ns) {
+		k->win_end_ns = now + win_len(srtt);
+		return false;
+	}
+	if (now < k->win_end_ns)
+		return false;
+	if (k->win_rx || k->win_acks) {
+		if (k->win_rx)
+			f = (double)k->win_ce / k->win_rx;
+		else
+			f = (double)k->win_ece / k->win_acks;
+		k->alpha = (1 - g) * k->alpha + g * f;
+	}
+	*min_rtt = k->win_min_rtt_ns;
+	k->win_rx = k->win_ce = k->win_acks = k->win_ece = 0;
+	k->prev_peak = k->peak_inflight;
+	k->peak_inflight = k->inflight;
+	k->win_min_rtt_ns = NO_RTT;
+	k->win_end_ns = now + win_len(srtt);
+	return true;
+}
+
+static uint64_t delay_target(const struct xr_cc *cc, uint64_t min_rtt)
+{
+	if (cc->cfg.delay_target_ns)
+		return cc->cfg.delay_target_ns;
+	return min_rtt ? min_rtt + cc->cfg.delay_allow_ns : 0;
+}
+
+/* Cut factor for a window whose smallest RTT was rtt; 1 = no signal. */
+static double delay_factor(const struct xr_cc *cc, uint64_t rtt,
+			   uint64_t target)
+{
+	double f;
+
+	if (!target || rtt == NO_RTT || rtt <= target)
+		return 1;
+	f = 1 - cc->cfg.delay_beta * (double)(rtt - target) / (double)rtt;
+	return f < 0.5 ? 0.5 : f;
+}
+
+static uint64_t conn_min_rtt(const struct xr_cc *cc)
+{
+	uint64_t m = 0;
+	uint32_t i;
+
+	for (i = 0; i < cc->npaths; i++) {
+		uint64_t v = cc->path[i].min_rtt_ns;
+
+		if (v && (!m || v < m))
+			m = v;
+	}
+	return m;
+}
+
+/* Packets newly counted by the receiver on this path, and of those CE
+ * marked, from its cumulative counters.  Stale ACKs carry older counters:
+ * ignored.  Nonsense (more marks than packets, huge jumps): resynchronise
+ * without using it. */
+static void counter_deltas(struct xr_cc_path *p, const struct xr_ack_view *a,
+			   uint32_t *drx, uint32_t *dce)
+{
+	int32_t rx = xr_seq_diff(a->rx_pkts, p->last_rx);
+	int32_t ce = xr_seq_diff(a->ce_pkts, p->last_ce);
+
+	*drx = *dce = 0;
+	if (rx < -MAX_COUNTER_STEP)
+		goto resync;
+	if (rx <= 0)
+		return;
+	if (ce < 0 || ce > rx || rx > MAX_COUNTER_STEP)
+		goto resync;
+	*drx = (uint32_t)rx;
+	*dce = (uint32_t)ce;
+resync:
+	p->last_rx = a->rx_pkts;
+	p->last_ce = a->ce_pkts;
+}
+
+static void enter_suspect(struct xr_cc_path *p, bool by_timeout,
+			  uint32_t fails, uint64_t now)
+{
+	if (!in_service(p))
+		return;
+	p->saved_cwnd = p->ctl.cwnd;
+	p->state = XR_CC_SUSPECT;
+	p->suspect_timeout = by_timeout;
+	p->events |= XR_CC_EV_SUSPECT | XR_CC_EV_REROUTE;
+	p->probe_oks = 0;
+	p->probe_fails = fails;
+	p->probe_sent_ns = 0;
+	p->probe_next_ns = now;
+	p->suspects++;
+}
+
+static void go_down(struct xr_cc_path *p)
+{
+	if (p->state == XR_CC_DOWN)
+		return;
+	p->state = XR_CC_DOWN;
+	p->events |= XR_CC_EV_DOWN;
+	p->downs++;
+}
+
+static void restore(struct xr_cc *cc, struct xr_cc_path *p)
+{
+	double init = cc->cfg.path_init_cwnd;
+
+	p->state = XR_CC_GOOD;
+	p->events |= XR_CC_EV_RESTORED;
+	p->ctl.cwnd = init;
+	p->ctl.ssthresh = p->saved_cwnd > init ? p->saved_cwnd : init;
+	p->loss_ewma = 0;
+	p->loss_n = 0;
+	p->probe_oks = p->probe_fails = 0;
+	p->probe_sent_ns = 0;
+	p->probe_next_ns = UINT64_MAX;
+	p->suspect_timeout = 0;
+}
+
+static void probe_success(struct xr_cc *cc, struct xr_cc_path *p, uint64_t now)
+{
+	p->probe_fails = 0;
+	if (++p->probe_oks >= cc->cfg.probe_ok)
+		restore(cc, p);
+	else
+		p->probe_next_ns = now; /* confirm at once */
+}
+
+/* Unmarked losses: failure evidence for the path, never a window cut. */
+static void loss_update(struct xr_cc *cc, struct xr_cc_path *p,
+			const struct xr_ack_result *r, uint64_t now)
+{
+	uint32_t n = r->acked_inflight + r->nlost;
+	double keep;
+
+	if (!n)
+		return;
+	if (p->marks + p->ctl.cuts_delay &&
+	    now - p->last_signal_ns < 2 * win_len(p->srtt_ns))
+		return; /* drops next to congestion signals: congestion */
+	keep = pow(1 - cc->cfg.loss_ewma_g, n);
+	p->loss_ewma = p->loss_ewma * keep + (1 - keep) * ((double)r->nlost / n);
+	p->loss_n += n;
+	if (p->loss_n >= 32 && p->loss_ewma >= cc->cfg.suspect_loss)
+		enter_suspect(p, false, 0, now);
+}
+
+static void state_expire(struct xr_cc_path *p, uint64_t now)
+{
+	if (p->state == XR_CC_CONGESTED &&
+	    now - p->last_signal_ns >= 2 * win_len(p->srtt_ns))
+		p->state = XR_CC_GOOD;
+}
+
+static void congested(struct xr_cc_path *p, uint64_t now)
+{
+	p->last_signal_ns = now;
+	if (p->state == XR_CC_GOOD)
+		p->state = XR_CC_CONGESTED;
+}
+
+/* A new or higher hint: jump to it instead of probing for it. */
+static void hint_jump(struct xr_cc *cc)
+{
+	double hw = hint_window(cc);
+	struct xr_cc_ctl *c = &cc->conn;
+
+	if (hw == DBL_MAX)
+		return;
+	if (hw > cc->cfg.conn_max_cwnd)
+		hw = cc->cfg.conn_max_cwnd;
+	if (c->cwnd < c->ssthresh) {
+		c->cwnd = hw;
+		c->ssthresh = hw;
+	} else if (c->cwnd < hw) {
+		c->cwnd = hw;
+	}
+	raise_to_floor(cc);
+}
+
+static void dec_inflight(struct xr_cc *cc, struct xr_cc_path *p, uint32_t n)
+{
+	uint32_t d = n < p->ctl.inflight ? n : p->ctl.inflight;
+
+	p->ctl.inflight -= d;
+	cc->conn.inflight -= d < cc->conn.inflight ? d : cc->conn.inflight;
+}
+
+void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
+		  const struct xr_ack_result *r, const struct xr_txpath *tp,
+		  uint64_t now)
+{
+	const struct xr_cc_cfg *cfg = &cc->cfg;
+	struct xr_cc_ctl *c = &cc->conn, *k;
+	struct xr_cc_path *p;
+	uint32_t drx, dce, hint_before;
+	bool marked;
+	uint64_t wmin;
+	double f;
+
+	if (!valid_path(cc, path) || r->bad)
+		return;
+	p = &cc->path[path];
+	k = &p->ctl;
+	dec_inflight(cc, p, r->acked_inflight + r->nlost);
+
+	/* RTT */
+	p->srtt_ns = xr_rtt_srtt(&tp->rtt);
+	p->rttvar_ns = xr_rtt_var(&tp->rtt);
+	p->min_rtt_ns = xr_rtt_min(&tp->rtt);
+	if (r->rtt_ns) {
+		cc->srtt_ns = cc->srtt_ns ? cc->srtt_ns - cc->srtt_ns / 8 +
+						    r->rtt_ns / 8
+					  : r->rtt_ns;
+		if (r->rtt_ns < k->win_min_rtt_ns)
+			k->win_min_rtt_ns = r->rtt_ns;
+		if (r->rtt_ns < c->win_min_rtt_ns)
+			c->win_min_rtt_ns = r->rtt_ns;
+	}
+
+	/* ECN */
+	counter_deltas(p, a, &drx, &dce);
+	marked = dce > 0 || r->ece;
+	k->win_rx += drx;
+	k->win_ce += dce;
+	k->win_acks++;
+	k->win_ece += r->ece;
+	c->win_rx += drx;
+	c->win_ce += dce;
+	c->win_acks++;
+	c->win_ece += r->ece;
+	p->rx_total += drx;
+	p->ce_total += dce;
+
+	/* Rate hint: the latest, from ACKs that are not stale. */
+	hint_before = cc->hint_mbps;
+	if (!r->stale)
+		cc->hint_mbps = a->rate_hint;
+
+	/* Decreases: the connection first, so the path's floor is its share
+	 * of the new connection window. */
+	if (marked) {
+		p->marks++;
+		congested(p, now);
+		ctl_cut(c, xr_cc_conn_window(cc), 1 - c->alpha / 2,
+			cfg->conn_min_cwnd, cc->srtt_ns, now, &c->cuts_ecn);
+		ctl_cut(k, k->cwnd, 1 - k->alpha / 2, path_floor(cc, p),
+			p->srtt_ns, now, &k->cuts_ecn);
+	}
+	if (r->nlost && cfg->loss_beta > 0) {
+		ctl_cut(c, xr_cc_conn_window(cc), 1 - cfg->loss_beta,
+			cfg->conn_min_cwnd, cc->srtt_ns, now, &c->cuts_loss);
+		ctl_cut(k, k->cwnd, 1 - cfg->loss_beta, path_floor(cc, p),
+			p->srtt_ns, now, &k->cuts_loss);
+	}
+
+	/* Observation windows: alpha, and the delay signal. */
+	if (ctl_window_end(c, cfg->dctcp_g, cc->srtt_ns, now, &wmin)) {
+		f = delay_factor(cc, wmin, delay_target(cc, conn_min_rtt(cc)));
+		if (f < 1)
+			ctl_cut(c, xr_cc_conn_window(cc), f, cfg->conn_min_cwnd,
+				cc->srtt_ns, now, &c->cuts_delay);
+	}
+	if (ctl_window_end(k, cfg->dctcp_g, p->srtt_ns, now, &wmin)) {
+		f = delay_factor(cc, wmin, delay_target(cc, p->min_rtt_ns));
+		if (f < 1) {
+			congested(p, now);
+			ctl_cut(k, k->cwnd, f, path_floor(cc, p), p->srtt_ns,
+				now, &k->cuts_delay);
+		}
+	}
+
+	/* Increase, on ACKs without marks. */
+	if (!marked)
+		ctl_grow(k, r->acked_inflight, p->srtt_ns, now, cfg->ai_pkts,
+			 cfg->path_max_cwnd);
+	if (!marked && c->cwnd <= hint_window(cc))
+		ctl_grow(c, r->acked_inflight, cc->srtt_ns, now, cfg->ai_pkts,
+			 cfg->conn_max_cwnd);
+	if (cc->hint_mbps > hint_before)
+		hint_jump(cc);
+	else if (cc->hint_mbps && c->cwnd < c->ssthresh &&
+		 c->cwnd > hint_window(cc))
+		hint_jump(cc); /* slow start reached the hint: stop there */
+
+	raise_to_floor(cc);
+	loss_update(cc, p, r, now);
+	state_expire(p, now);
+
+	/* A path suspected after a timeout that acknowledges data is alive. */
+	if (!in_service(p) && p->suspect_timeout && r->nacked)
+		probe_success(cc, p, now);
+}
+
+void xr_cc_on_timeout(struct xr_cc *cc, int path,
+		      const struct xr_ack_result *r, uint64_t now)
+{
+	struct xr_cc_path *p;
+
+	if (!valid_path(cc, path) || !r->nlost)
+		return;
+	p = &cc->path[path];
+	dec_inflight(cc, p, r->nlost);
+	p->timeouts++;
+	if (r->nlost >= cc->cfg.suspect_min_lost || r->consec_timeouts >= 2)
+		enter_suspect(p, true, r->consec_timeouts, now);
+	if (r->consec_timeouts >= cc->cfg.down_timeouts)
+		go_down(p);
+}
+
+void xr_cc_on_abandon(struct xr_cc *cc, int path,
+		      const struct xr_ack_result *r)
+{
+	if (valid_path(cc, path))
+		dec_inflight(cc, &cc->path[path], r->nlost);
+}
+
+static uint64_t probe_timeout(const struct xr_cc *cc, const struct xr_cc_path *p)
+{
+	uint64_t t = 2 * p->srtt_ns;
+
+	return t > cc->cfg.probe_timeout_ns ? t : cc->cfg.probe_timeout_ns;
+}
+
+uint64_t xr_cc_probe_due(const struct xr_cc *cc, int path)
+{
+	const struct xr_cc_path *p;
+
+	if (!valid_path(cc, path))
+		return UINT64_MAX;
+	p = &cc->path[path];
+	if (in_service(p) || p->probe_sent_ns)
+		return UINT64_MAX;
+	return p->probe_next_ns;
+}
+
+uint32_t xr_cc_probe_sent(struct xr_cc *cc, int path, uint64_t now)
+{
+	struct xr_cc_path *p;
+
+	if (!valid_path(cc, path))
+		return 0;
+	p = &cc->path[path];
+	p->probe_seq++;
+	p->probe_sent_ns = now ? now : 1; /* 0 means "none outstanding" */
+	p->probes++;
+	return p->probe_seq;
+}
+
+void xr_cc_on_probe_reply(struct xr_cc *cc, int path, uint32_t seq,
+			  uint32_t rate_hint, uint64_t now)
+{
+	struct xr_cc_path *p;
+
+	if (!valid_path(cc, path))
+		return;
+	p = &cc->path[path];
+	if (!p->probe_sent_ns || seq != p->probe_seq)
+		return; /* late, duplicate or forged */
+	p->probe_sent_ns = 0;
+	if (rate_hint)
+		cc->hint_mbps = rate_hint;
+	if (!in_service(p))
+		probe_success(cc, p, now);
+}
+
+void xr_cc_on_timer(struct xr_cc *cc, uint64_t now)
+{
+	const struct xr_cc_cfg *cfg = &cc->cfg;
+	uint32_t i, sh;
+
+	for (i = 0; i < cc->npaths; i++) {
+		struct xr_cc_path *p = &cc->path[i];
+		uint64_t iv;
+
+		state_expire(p, now);
+		if (!p->probe_sent_ns || now - p->probe_sent_ns < probe_timeout(cc, p))
+			continue;
+		/* The probe failed: another try on another route. */
+		p->probe_sent_ns = 0;
+		p->probe_oks = 0;
+		p->probe_fails++;
+		p->probes_failed++;
+		p->events |= XR_CC_EV_REROUTE;
+		if (p->probe_fails >= cfg->down_timeouts)
+			go_down(p);
+		iv = cfg->probe_interval_ns;
+		if (p->state == XR_CC_DOWN) {
+			sh = p->probe_fails - cfg->down_timeouts + 1;
+			while (sh-- && iv < cfg->probe_interval_max_ns)
+				iv *= 2;
+			if (iv > cfg->probe_interval_max_ns)
+				iv = cfg->probe_interval_max_ns;
+		}
+		p->probe_next_ns = now + iv;
+	}
+}
+
+uint64_t xr_cc_next_deadline(const struct xr_cc *cc)
+{
+	uint64_t t = UINT64_MAX, d;
+	uint32_t i;
+
+	for (i = 0; i < cc->npaths; i++) {
+		const struct xr_cc_path *p = &cc->path[i];
+
+		if (p->probe_sent_ns)
+			d = p->probe_sent_ns + probe_timeout(cc, p);
+		else if (!in_service(p))
+			d = p->probe_next_ns;
+		else if (p->state == XR_CC_CONGESTED)
+			d = p->last_signal_ns + 2 * win_len(p->srtt_ns);
+		else
+			d = UINT64_MAX;
+		if (d < t)
+			t = d;
+	}
+	return t;
+}
+
+int xr_cc_pick_path(struct xr_cc *cc, uint64_t now)
+{
+	bool svc = any_in_service(cc), any = false;
+	int best = -1, best_cls = 4;
+	uint32_t k, best_in = 0;
+
+	(void)now;
+	for (k = 0; k < cc->npaths; k++) {
+		uint32_t i = (cc->rr + k) % cc->npaths;
+		const struct xr_cc_path *p = &cc->path[i];
+		int cls;
+
+		if (p->state == XR_CC_GOOD)
+			cls = 0;
+		else if (p->state == XR_CC_CONGESTED)
+			cls = 1;
+		else if (p->state == XR_CC_SUSPECT && !svc)
+			cls = 2;
+		else
+			continue;
+		any = true;
+		if (p->ctl.inflight + 1 > p->ctl.cwnd)
+			continue; /* window full */
+		if (cls < best_cls || (cls == best_cls && p->ctl.inflight < best_in)) {
+			best = (int)i;
+			best_cls = cls;
+			best_in = p->ctl.inflight;
+		}
+	}
+	if (!any)
+		return -ENETUNREACH;
+	if (best < 0 || cc->conn.inflight + 1 > xr_cc_conn_window(cc))
+		return -EAGAIN;
+	cc->rr = ((uint32_t)best + 1) % cc->npaths;
+	return best;
+}
+
+/* Pacing rate in packets per ns (0 = unpaced). */
+static double pace_rate(const struct xr_cc *cc)
+{
+	double w = xr_cc_conn_window(cc), sum = 0, gain, r = 0, h;
+	uint32_t i;
+
+	for (i = 0; i < cc->npaths; i++)
+		if (xr_cc_path_usable(cc, (int)i))
+			sum += cc->path[i].ctl.cwnd;
+	if (sum < w)
+		w = sum;
+	gain = cc->conn.cwnd < cc->conn.ssthresh ? cc->cfg.pace_gain_ss
+						 : cc->cfg.pace_gain;
+	if (cc->srtt_ns)
+		r = gain * w / (double)cc->srtt_ns;
+	if (cc->hint_mbps) {
+		h = mbps_to_ppns(cc, cc->hint_mbps);
+		if (r <= 0 || h < r)
+			r = h;
+	}
+	return r;
+}
+
+uint64_t xr_cc_pacing_rate(const struct xr_cc *cc)
+{
+	return (uint64_t)(pace_rate(cc) * 1e9 * cc->cfg.pkt_bytes);
+}
+
+static double tokens_at(const struct xr_cc *cc, double rate, uint64_t now)
+{
+	double t = cc->pace_tokens;
+
+	if (rate <= 0)
+		return cc->cfg.burst_pkts;
+	if (now > cc->pace_last_ns)
+		t += (double)(now - cc->pace_last_ns) * rate;
+	return t > cc->cfg.burst_pkts ? cc->cfg.burst_pkts : t;
+}
+
+uint64_t xr_cc_next_send_ns(const struct xr_cc *cc, uint64_t now)
+{
+	double rate = pace_rate(cc), t = tokens_at(cc, rate, now);
+
+	if (t >= 1)
+		return now;
+	return now + (uint64_t)ceil((1 - t) / rate);
+}
+
+void xr_cc_on_send(struct xr_cc *cc, int path, uint64_t now)
+{
+	struct xr_cc_ctl *k;
+	double t;
+
+	if (!valid_path(cc, path))
+		return;
+	t = tokens_at(cc, pace_rate(cc), now) - 1;
+	cc->pace_tokens = t < -(double)cc->cfg.burst_pkts ? -(double)cc->cfg.burst_pkts : t;
+	if (now > cc->pace_last_ns)
+		cc->pace_last_ns = now;
+	k = &cc->path[path].ctl;
+	if (++k->inflight > k->peak_inflight)
+		k->prev_peak = k->peak_inflight;
+	k->peak_inflight = k->inflight;
+	k = &cc->conn;
+	if (++k->inflight > k->peak_inflight)
+		k->prev_peak = k->peak_inflight;
+	k->peak_inflight = k->inflight;
+}
+
+uint32_t xr_cc_take_events(struct xr_cc *cc, int path)
+{
+	uint32_t ev;
+
+	if (!valid_path(cc, path))
+		return 0;
+	ev = cc->path[path].events;
+	cc->path[path].events = 0;
+	return ev;
+}

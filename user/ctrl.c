@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Connection set-up over each device's control socket (plain UDP, never
+ * seen by XDP):
+ *
+ *   client                                  server (xroce_accept waiting)
+ *   CONNECT {nonce, conn, token, PSN/CSN,  ->
+ *            data port, entropy ports, addresses per plane}
+ *                                           program its connection (RTS)
+ *                                       <-  ACCEPT {same fields, its own}
+ *   program its connection (RTS)
+ *
+ * A lost CONNECT or ACCEPT is repaired by the client resending CONNECT with
+ * the same nonce; the server remembers recent answers and resends the same
+ * ACCEPT.  CLOSE (with the receiver's token) tells the peer a connection is
+ * gone, so its outstanding work is flushed at once instead of timing out.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include <bpf/bpf.h>
+
+#include "internal.h"
+
+#define XR_CTRL_RESEND_MS 100
+#define XR_CLOSE_TRIES 3
+#define XR_CLOSE_WAIT_MS 20
+
+static int wait_readable(int fd, uint64_t until_ns);
+
+_Static_assert(XROCE_PRIVATE_DATA_MAX == XR_CTRL_PRIV_MAX, "private data size");
+
+static void v4mapped(uint8_t out[16], const void *a4)
+{
+	memset(out, 0, 10);
+	out[10] = 0xff;
+	out[11] = 0xff;
+	memcpy(out + 12, a4, 4);
+}
+
+int xr_ctrl_open(struct xroce_device *dev, const char *addr, uint16_t port)
+{
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	socklen_t len = sizeof(sa);
+	int off = 0;
+
+	if (addr) {
+		struct in_addr a4;
+
+		if (inet_pton(AF_INET, addr, &a4) == 1)
+			v4mapped(sa.sin6_addr.s6_addr, &a4);
+		else if (inet_pton(AF_INET6, addr, &sa.sin6_addr) != 1)
+			return xr_fail(&dev->log, -EINVAL, "bad control address %s", addr);
+	}
+	dev->ctrl_fd = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (dev->ctrl_fd < 0)
+		return xr_fail(&dev->log, -errno, "control socket: %s", strerror(errno));
+	setsockopt(dev->ctrl_fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
+	if (bind(dev->ctrl_fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return xr_fail(&dev->log, -errno, "cannot bind the control socket to "
+			       "port %u: %s", port, strerror(errno));
+	if (getsockname(dev->ctrl_fd, (struct sockaddr *)&sa, &len))
+		return xr_fail(&dev->log, -errno, "getsockname: %s", strerror(errno));
+	dev->ctrl_port = ntohs(sa.sin6_port);
+	return 0;
+}
+
+void xr_ctrl_close(struct xroce_device *dev)
+{
+	if (dev->ctrl_fd >= 0)
+		close(dev->ctrl_fd);
+	dev->ctrl_fd = -1;
+}
+
+static int ctrl_send(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+		     const struct sockaddr_in6 *to)
+{
+	if (sendto(dev->ctrl_fd, m, sizeof(*m), 0, (const struct sockaddr *)to,
+		   sizeof(*to)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Our address on plane i for the QP's family; false if there is none. */
+static bool plane_addr(const struct xroce_device *dev, int i, int family,
+		       uint8_t out[16])
+{
+	const struct xr_plane *pl = &dev->plane[i];
+
+	if (family == AF_INET && pl->has4) {
+		v4mapped(out, pl->addr4);
+		return true;
+	}
+	if (family == AF_INET6 && pl->has6) {
+		memcpy(out, pl->addr6, 16);
+		return true;
+	}
+	return false;
+}
+
+/* Fill the fields both CONNECT and ACCEPT carry about the sender. */
+static int ctrl_fill_self(struct xroce_qp *qp, struct xr_ctrl_msg *m)
+{
+	struct xroce_device *dev = qp->dev;
+	int i;
+
+	m->ver_type = XR_VER_TYPE(XR_T_CTRL);
+	m->src_conn = htonl(qp->conn_id);
+	m->mtu = htonl(qp->mtu);
+	m->rx_token = htobe64(qp->rx_token);
+	m->init_psn = htonl(qp->init_psn);
+	m->init_csn = htonl(qp->init_csn);
+	m->data_port = htons(dev->data_port);
+	m->sport_lo = htons(XR_SPORT_LO);
+	m->sport_n = htons(XR_SPORT_N);
+	m->family = qp->family == AF_INET6 ? 6 : 4;
+	m->npaths = htonl(qp->npaths);
+	m->nplanes = (uint8_t)dev->nplanes;
+	m->priv_len = qp->priv_len;
+	memcpy(m->priv, qp->priv, qp->priv_len);
+	for (i = 0; i < dev->nplanes; i++)
+		if (!plane_addr(dev, i, qp->family, m->addr[i]))
+			return xr_fail(&dev->log, -EADDRNOTAVAIL,
+				       "%s has no IPv%d address", dev->plane[i].ifname,
+				       qp->family == AF_INET6 ? 6 : 4);
+	return 0;
+}
+
+/* Take the peer's half of a CONNECT / ACCEPT and go to RTS. */
+static int ctrl_establish(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
+			  const struct sockaddr_in6 *from)
+{
+	struct xroce_device *dev = qp->dev;
+	uint32_t peer_mtu = ntohl(m->mtu), i;
+	int rc;
+
+	if (m->nplanes < 1 || m->nplanes > XR_CTRL_MAX_PLANES ||
+	    m->family != (qp->family == AF_INET6 ? 6 : 4))
+		return xr_fail(&dev->log, -EPROTO, "peer sent an inconsistent "
+			       "connection message (planes %u, family %u)",
+			       m->nplanes, m->family);
+	if (ntohs(m->data_port) != dev->data_port)
+		return xr_fail(&dev->log, -EPROTO, "peer uses data port %u, we use "
+			       "%u: both ends must use the same port",
+			       ntohs(m->data_port), dev->data_port);
+	if (m->priv_len > XR_CTRL_PRIV_MAX)
+		return xr_fail(&dev->log, -EPROTO, "peer sent %u bytes of private "
+			       "data (max %d)", m->priv_len, XR_CTRL_PRIV_MAX);
+	qp->peer_priv_len = m->priv_len;
+	memcpy(qp->peer_priv, m->priv, m->priv_len);
+	qp->peer_conn = ntohl(m->src_conn);
+	qp->tx_token = be64toh(m->rx_token);
+	qp->npeer = m->nplanes;
+	for (i = 0; i < qp->npeer; i++)
+		memcpy(qp->peer_addr[i], m->addr[i], 16);
+	qp->peer_ctrl = *from;
+	if (peer_mtu >= 576 && (!qp->mtu || peer_mtu < qp->mtu))
+		qp->mtu = peer_mtu;
+	rc = xr_qp_init_paths(qp);
+	if (rc)
+		return rc;
+	qp->peer_init_csn = ntohl(m->init_csn);
+	rc = xr_qp_program(qp, ntohl(m->init_psn), ntohl(m->init_csn),
+			   ntohs(m->sport_lo), ntohs(m->sport_n));
+	if (rc)
+		return rc;
+	qp->state = XROCE_QPS_RTS;
+	qp->last_progress_ns = xr_now_ns();
+	return 0;
+}
+
+static struct xr_ctrl_recent *recent_find(struct xroce_device *dev, uint64_t nonce,
+					  const struct sockaddr_in6 *from)
+{
+	uint32_t i;
+
+	for (i = 0; i < XR_CTRL_RECENT; i++) {
+		struct xr_ctrl_recent *r = &dev->recent[i];
+
+		if (r->valid && r->nonce == nonce &&
+		    !memcmp(&r->from.sin6_addr, &from->sin6_addr, 16) &&
+		    r->from.sin6_port == from->sin6_port)
+			return r;
+	}
+	return NULL;
+}
+
+static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+		     const struct sockaddr_in6 *from)
+{
+	uint32_t id = ntohl(m->dst_conn);
+	struct xroce_qp *qp = id < dev->conn_tab_size ? dev->conn_tab[id] : NULL;
+	struct xr_ctrl_msg ack;
+
+	if (!qp || be64toh(m->token) != qp->rx_token) {
+		dev->ctrl_bad++;
+		return;
+	}
+	if (qp->state == XROCE_QPS_RTS) {
+		/* ACKs the peer sent before closing are already in our event
+		 * ring (same wire, sent earlier): let them complete what they
+		 * acknowledge before the rest is flushed. */
+		xr_progress_events(dev);
+		/* Everything below the peer's receive point arrived, even if
+		 * its ACK did not: complete it rather than flush it. */
+		xr_qp_acked_below(qp, ntohl(m->init_csn));
+		xr_qp_complete(qp);
+		if (qp->sq_head != qp->sq_tail)
+			xr_qp_fail(qp, XROCE_WC_WR_FLUSH_ERR,
+				   "the peer closed the connection");
+		else
+			qp->state = XROCE_QPS_ERR;
+		xr_qp_set_map_state(qp, XR_CONN_CLOSED);
+	}
+	memset(&ack, 0, sizeof(ack));
+	ack.ver_type = XR_VER_TYPE(XR_T_CTRL);
+	ack.op = XR_CTRL_CLOSE_ACK;
+	ack.dst_conn = htonl(qp->peer_conn);
+	ack.token = htobe64(qp->tx_token);
+	ctrl_send(dev, &ack, from);
+}
+
+/* Handle one control message.  If want_nonce is set (a connect is waiting)
+ * and this is its answer, copy it to *answer and return 1. */
+static int ctrl_handle(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+		       const struct sockaddr_in6 *from, uint64_t want_nonce,
+		       struct xr_ctrl_msg *answer)
+{
+	uint64_t nonce = be64toh(m->nonce);
+	struct xr_ctrl_recent *r;
+	uint32_t i;
+
+	if (XR_HDR_VERSION(m->ver_type) != XR_VERSION ||
+	    XR_HDR_TYPE(m->ver_type) != XR_T_CTRL) {
+		dev->ctrl_bad++;
+		return 0;
+	}
+	switch (m->op) {
+	case XR_CTRL_CONNECT:
+		r = recent_find(dev, nonce, from);
+		if (r) {
+			/* Our ACCEPT was lost: the same answer again. */
+			sendto(dev->ctrl_fd, r->reply, sizeof(r->reply), 0,
+			       (const struct sockaddr *)from, sizeof(*from));
+			return 0;
+		}
+		for (i = 0; i < dev->npending; i++) {
+			const struct xr_ctrl_msg *p = (void *)dev->pending[i].msg;
+
+			if (p->nonce == m->nonce &&
+			    !memcmp(&dev->pending[i].from, from, sizeof(*from)))
+				return 0; /* already queued */
+		}
+		if (dev->npending == XR_CTRL_PENDING) {
+			dev->ctrl_dropped++;
+			return 0;
+		}
+		dev->pending[dev->npending].from = *from;
+		memcpy(dev->pending[dev->npending].msg, m, sizeof(*m));
+		dev->npending++;
+		return 0;
+	case XR_CTRL_ACCEPT:
+	case XR_CTRL_REJECT:
+		if (want_nonce && nonce == want_nonce) {
+			*answer = *m;
+			return 1;
+		}
+		return 0; /* a late answer to an earlier attempt */
+	case XR_CTRL_CLOSE:
+		on_close(dev, m, from);
+		return 0;
+	case XR_CTRL_CLOSE_ACK:
+		return 0;
+	default:
+		dev->ctrl_bad++;
+		return 0;
+	}
+}
+
+/* Read queued control messages until the CLOSE_ACK for qp; 1 if seen. */
+static int ctrl_drain_close_ack(struct xroce_qp *qp)
+{
+	struct xroce_device *dev = qp->dev;
+
+	for (;;) {
+		struct xr_ctrl_msg m;
+		struct sockaddr_in6 from;
+		socklen_t flen = sizeof(from);
+		ssize_t n = recvfrom(dev->ctrl_fd, &m, sizeof(m), 0,
+				     (struct sockaddr *)&from, &flen);
+
+		if (n < 0)
+			return 0;
+		if (n != (ssize_t)sizeof(m) || flen != sizeof(from)) {
+			dev->ctrl_bad++;
+			continue;
+		}
+		if (m.op == XR_CTRL_CLOSE_ACK && ntohl(m.dst_conn) == qp->conn_id &&
+		    be64toh(m.token) == qp->rx_token)
+			return 1;
+		ctrl_handle(dev, &m, &from, 0, NULL);
+	}
+}
+
+/* Read every queued control message; returns 1 if one answered want_nonce. */
+static int ctrl_drain(struct xroce_device *dev, uint64_t want_nonce,
+		      struct xr_ctrl_msg *answer)
+{
+	for (;;) {
+		struct xr_ctrl_msg m;
+		struct sockaddr_in6 from;
+		socklen_t flen = sizeof(from);
+		ssize_t n = recvfrom(dev->ctrl_fd, &m, sizeof(m), 0,
+				     (struct sockaddr *)&from, &flen);
+
+		if (n < 0)
+			return 0; /* EAGAIN: nothing more */
+		if (n != (ssize_t)sizeof(m) || flen != sizeof(from)) {
+			dev->ctrl_bad++;
+			continue;
+		}
+		if (ctrl_handle(dev, &m, &from, want_nonce, answer))
+			return 1;
+	}
+}
+
+void xr_ctrl_service(struct xroce_device *dev)
+{
+	ctrl_drain(dev, 0, NULL);
+}
+
+static int wait_readable(int fd, uint64_t until_ns)
+{
+	uint64_t now = xr_now_ns();
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int ms;
+
+	if (now >= until_ns)
+		return 0;
+	ms = (int)((until_ns - now + 999999) / 1000000);
+	return poll(&p, 1, ms);
+}
+
+static int parse_host(const char *host, uint16_t port, int *family,
+		      struct sockaddr_in6 *sa, uint8_t raw[16])
+{
+	struct in_addr a4;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sin6_family = AF_INET6;
+	sa->sin6_port = htons(port);
+	if (inet_pton(AF_INET, host, &a4) == 1) {
+		*family = AF_INET;
+		v4mapped(sa->sin6_addr.s6_addr, &a4);
+		memcpy(raw, sa->sin6_addr.s6_addr, 16);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &sa->sin6_addr) == 1) {
+		*family = AF_INET6;
+		memcpy(raw, &sa->sin6_addr, 16);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int xroce_connect(struct xroce_qp *qp, const char *host, uint16_t port,
+		  int timeout_ms)
+{
+	struct xroce_device *dev;
+	struct xr_ctrl_msg m, ans;
+	struct sockaddr_in6 to;
+	uint8_t raw[16];
+	uint64_t nonce, deadline;
+	int rc;
+
+	if (!qp || !host)
+		return -EINVAL;
+	dev = qp->dev;
+	if (qp->state != XROCE_QPS_INIT)
+		return xr_fail(&dev->log, -EISCONN, "xroce_connect: qp %u is not "
+			       "new", qp->conn_id);
+	if (parse_host(host, port, &qp->family, &to, raw))
+		return xr_fail(&dev->log, -EINVAL, "xroce_connect: %s is not a "
+			       "numeric IPv4 or IPv6 address", host);
+	if (!port)
+		return xr_fail(&dev->log, -EINVAL, "xroce_connect: port 0");
+	memset(&m, 0, sizeof(m));
+	rc = ctrl_fill_self(qp, &m);
+	if (rc)
+		return rc;
+	nonce = xr_random64() | 1;
+	m.op = XR_CTRL_CONNECT;
+	m.nonce = htobe64(nonce);
+	deadline = timeout_ms < 0 ? UINT64_MAX :
+		   xr_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	for (;;) {
+		uint64_t resend = xr_now_ns() + XR_CTRL_RESEND_MS * 1000000ull;
+
+		rc = ctrl_send(dev, &m, &to);
+		if (rc && rc != -EAGAIN && rc != -ENOBUFS)
+			return xr_fail(&dev->log, rc, "xroce_connect: cannot reach "
+				       "%s port %u: %s", host, port, strerror(-rc));
+		while (wait_readable(dev->ctrl_fd, resend < deadline ? resend : deadline) > 0) {
+			if (ctrl_drain(dev, nonce, &ans))
+				goto answered;
+		}
+		if (xr_now_ns() >= deadline)
+			return xr_fail(&dev->log, -ETIMEDOUT, "xroce_connect: no "
+				       "answer from %s port %u", host, port);
+	}
+answered:
+	if (ans.op == XR_CTRL_REJECT)
+		return xr_fail(&dev->log, -(int)(ntohs(ans.status) ? ntohs(ans.status) : ECONNREFUSED),
+			       "xroce_connect: %s refused the connection: %s", host,
+			       strerror(ntohs(ans.status) ? ntohs(ans.status) : ECONNREFUSED));
+	if (ntohl(ans.dst_conn) != qp->conn_id || be64toh(ans.token) != qp->rx_token)
+		return xr_fail(&dev->log, -EPROTO, "xroce_connect: the answer does "
+			       "not match our request");
+	return ctrl_establish(qp, &ans, &to);
+}
+
+static void reject(struct xroce_device *dev, const struct xr_ctrl_msg *req,
+		   const struct sockaddr_in6 *from, int err)
+{
+	struct xr_ctrl_msg r;
+
+	memset(&r, 0, sizeof(r));
+	r.ver_type = XR_VER_TYPE(XR_T_CTRL);
+	r.op = XR_CTRL_REJECT;
+	r.status = htons((uint16_t)err);
+	r.nonce = req->nonce;
+	ctrl_send(dev, &r, from);
+}
+
+int xroce_accept(struct xroce_qp *qp, int timeout_ms)
+{
+	struct xroce_device *dev;
+	uint64_t deadline;
+
+	if (!qp)
+		return -EINVAL;
+	dev = qp->dev;
+	if (qp->state != XROCE_QPS_INIT)
+		return xr_fail(&dev->log, -EISCONN, "xroce_accept: qp %u is not new",
+			       qp->conn_id);
+	deadline = timeout_ms < 0 ? UINT64_MAX :
+		   xr_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	for (;;) {
+		struct xr_ctrl_recent *r;
+		struct xr_ctrl_req req;
+		struct xr_ctrl_msg *m, a;
+		int rc;
+
+		ctrl_drain(dev, 0, NULL);
+		if (!dev->npending) {
+			if (xr_now_ns() >= deadline)
+				return xr_fail(&dev->log, -ETIMEDOUT,
+					       "xroce_accept: no connection request");
+			wait_readable(dev->ctrl_fd, deadline);
+			continue;
+		}
+		req = dev->pending[0];
+		memmove(&dev->pending[0], &dev->pending[1],
+			(dev->npending - 1) * sizeof(dev->pending[0]));
+		dev->npending--;
+		m = (struct xr_ctrl_msg *)req.msg;
+		qp->family = m->family == 6 ? AF_INET6 : AF_INET;
+		memset(&a, 0, sizeof(a));
+		rc = ctrl_fill_self(qp, &a);
+		if (!rc)
+			rc = ctrl_establish(qp, m, &req.from);
+		if (rc) {
+			reject(dev, m, &req.from, -rc);
+			return rc;
+		}
+		a.op = XR_CTRL_ACCEPT;
+		a.nonce = m->nonce;
+		a.dst_conn = m->src_conn;
+		a.token = m->rx_token;
+		a.mtu = htonl(qp->mtu);
+		r = &dev->recent[dev->recent_pos++ % XR_CTRL_RECENT];
+		r->valid = true;
+		r->nonce = be64toh(m->nonce);
+		r->from = req.from;
+		memcpy(r->reply, &a, sizeof(a));
+		ctrl_send(dev, &a, &req.from);
+		return 0;
+	}
+}
+
+void xr_ctrl_send_close(struct xroce_qp *qp)
+{
+	struct xr_ctrl_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.ver_type = XR_VER_TYPE(XR_T_CTRL);
+	m.op = XR_CTRL_CLOSE;
+	m.dst_conn = htonl(qp->peer_conn);
+	m.token = htobe64(qp->tx_token);
+	m.src_conn = htonl(qp->conn_id);
+	/* Tell the peer how far its data arrived, so work of its that we
+	 * received completes even if our ACK for it was lost. */
+	{
+		struct xr_rx_state *rx = calloc(1, sizeof(*rx));
+
+		if (rx && !bpf_map_lookup_elem(qp->dev->maps.rx, &qp->conn_id, rx))
+			m.init_csn = htonl(rx->csn_next);
+		else
+			m.init_csn = htonl(qp->peer_init_csn);
+		free(rx);
+	}
+	/* Resend a few times until the peer's CLOSE_ACK (control messages
+	 * cross the same lossy fabric); if all are lost, the peer's own
+	 * timeout still ends its side. */
+	for (int i = 0; i < XR_CLOSE_TRIES; i++) {
+		uint64_t until = xr_now_ns() + XR_CLOSE_WAIT_MS * 1000000ull;
+
+		ctrl_send(qp->dev, &m, &qp->peer_ctrl);
+		while (wait_readable(qp->dev->ctrl_fd, until) > 0)
+			if (ctrl_drain_close_ack(qp))
+				return;
+	}
+}
+
+int xroce_set_private_data(struct xroce_qp *qp, const void *data, size_t len)
+{
+	if (!qp || (len && !data))
+		return -EINVAL;
+	if (len > XROCE_PRIVATE_DATA_MAX)
+		return xr_fail(&qp->dev->log, -EINVAL, "private data is at most %d "
+			       "bytes", XROCE_PRIVATE_DATA_MAX);
+	if (qp->state != XROCE_QPS_INIT)
+		return xr_fail(&qp->dev->log, -EISCONN, "private data must be set "
+			       "before connecting");
+	memcpy(qp->priv, data, len);
+	qp->priv_len = (uint8_t)len;
+	return 0;
+}
+
+int xroce_get_private_data(const struct xroce_qp *qp, void *buf, size_t len)
+{
+	if (!qp || (len && !buf))
+		return -EINVAL;
+	if (qp->state == XROCE_QPS_INIT)
+		return -ENOTCONN;
+	memcpy(buf, qp->peer_priv, len < qp->peer_priv_len ? len : qp->peer_priv_len);
+	return qp->peer_priv_len;
+}

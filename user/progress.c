@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The progress engine: what a NIC would do in the background, done when the
+ * application calls in.  One round drains the event ring (ACK records and
+ * message completions from XDP), recycles transmit frames, runs the
+ * timers, transmits what the windows allow and delivers completions.
+ */
+#include <errno.h>
+#include <bpf/libbpf.h>
+
+#include "internal.h"
+
+#define XR_CTRL_POLL_NS 2000000ull /* control socket check while busy */
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct xroce_device *dev = ctx;
+	const struct xr_evt *e = data;
+	struct xroce_qp *qp;
+
+	if (len < sizeof(*e)) {
+		dev->evt_bad++;
+		return 0;
+	}
+	qp = e->conn < dev->conn_tab_size ? dev->conn_tab[e->conn] : NULL;
+	if (!qp) {
+		dev->evt_unknown_conn++;
+		return 0;
+	}
+	switch (e->type) {
+	case XR_EVT_ACK:
+	case XR_EVT_NAK:
+		xr_qp_on_ack(qp, e);
+		break;
+	case XR_EVT_RECV:
+		xr_qp_on_recv(qp, e);
+		break;
+	case XR_EVT_PROBE_REPLY:
+		xr_qp_on_probe_reply(qp, e);
+		break;
+	default:
+		dev->evt_bad++;
+		break;
+	}
+	return 0;
+}
+
+int xr_progress_attach(struct xroce_device *dev)
+{
+	dev->rb = ring_buffer__new(dev->evq_fd, on_event, dev, NULL);
+	return dev->rb ? 0 : -errno;
+}
+
+void xr_progress_events(struct xroce_device *dev)
+{
+	dev->now_ns = xr_now_ns();
+	ring_buffer__consume(dev->rb);
+}
+
+uint64_t xr_progress(struct xroce_device *dev)
+{
+	static const uint64_t none = UINT64_MAX;
+	uint64_t next = none;
+	struct xroce_qp *qp;
+	bool busy = false;
+	int i;
+
+	dev->now_ns = xr_now_ns();
+	ring_buffer__consume(dev->rb);
+	for (i = 0; i < dev->nplanes; i++)
+		xr_plane_reap(&dev->plane[i]);
+	if (dev->now_ns >= dev->ctrl_next_ns) {
+		xr_ctrl_service(dev);
+		dev->ctrl_next_ns = dev->now_ns + XR_CTRL_POLL_NS;
+	}
+	for (qp = dev->qps; qp; qp = qp->next) {
+		uint64_t dl = xr_qp_timers(qp);
+
+		if (dl < next)
+			next = dl;
+		xr_qp_transmit(qp);
+		xr_qp_complete(qp);
+		if (xr_qp_has_tx_work(qp))
+			busy = true;
+	}
+	for (i = 0; i < dev->nplanes; i++) {
+		struct xr_plane *pl = &dev->plane[i];
+
+		if (!pl->need_kick)
+			continue;
+		pl->need_kick = false;
+		if (xr_xsk_tx_kick(pl->xsk) == -EAGAIN)
+			busy = true;
+	}
+	if (busy || next <= dev->now_ns)
+		return 0;
+	/* Wake up for the control socket too (connection requests). */
+	if (dev->ctrl_next_ns < next)
+		next = dev->ctrl_next_ns;
+	return next;
+}
+
+int xroce_progress(struct xroce_device *dev)
+{
+	if (!dev)
+		return -EINVAL;
+	xr_progress(dev);
+	return 0;
+}
