@@ -208,31 +208,42 @@ XR_INLINE int xr_domain_alive(struct xdp_md *ctx, const struct xr_hdrs *h,
 {
 	struct xr_domain *d = bpf_map_lookup_elem(&xr_domains, &domain);
 	struct bpf_sock_tuple t = {};
+	const __u32 *ca;
 	struct bpf_sock *sk;
 	__u32 tlen;
+	int v4;
 
 	if (!d)
 		return 0;
 	if (!d->ctrl_port || now < d->alive_until_ns)
 		return 1;
-	if (!h->v6) {
-		struct iphdr *ip = xr_ip4(h, end);
+	ca = (const __u32 *)d->ctrl_addr;
+	if (ca[0] | ca[1] | ca[2] | ca[3])
+		v4 = !ca[0] && !ca[1] && ca[2] == bpf_htonl(0xffff);
+	else
+		v4 = !h->v6;
+	if (v4) {
+		struct iphdr *ip = h->v6 ? NULL : xr_ip4(h, end);
 
-		if (!ip)
-			return 0;
-		t.ipv4.saddr = ip->saddr;
-		t.ipv4.daddr = ip->daddr;
-		t.ipv4.sport = h->udp->source;
+		if (ip) {
+			t.ipv4.saddr = ip->saddr;
+			t.ipv4.daddr = ip->daddr;
+			t.ipv4.sport = h->udp->source;
+		}
+		if (ca[3])
+			t.ipv4.daddr = ca[3];
 		t.ipv4.dport = bpf_htons(d->ctrl_port);
 		tlen = sizeof(t.ipv4);
 	} else {
-		struct ipv6hdr *ip6 = xr_ip6(h, end);
+		struct ipv6hdr *ip6 = h->v6 ? xr_ip6(h, end) : NULL;
 
-		if (!ip6)
-			return 0;
-		__builtin_memcpy(t.ipv6.saddr, &ip6->saddr, 16);
-		__builtin_memcpy(t.ipv6.daddr, &ip6->daddr, 16);
-		t.ipv6.sport = h->udp->source;
+		if (ip6) {
+			__builtin_memcpy(t.ipv6.saddr, &ip6->saddr, 16);
+			__builtin_memcpy(t.ipv6.daddr, &ip6->daddr, 16);
+			t.ipv6.sport = h->udp->source;
+		}
+		if (ca[0] | ca[1] | ca[2] | ca[3])
+			__builtin_memcpy(t.ipv6.daddr, ca, 16);
 		t.ipv6.dport = bpf_htons(d->ctrl_port);
 		tlen = sizeof(t.ipv6);
 	}
@@ -467,7 +478,14 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 		return xr_drop(XR_STAT_DROP_WINDOW);
 	}
 	xr_rxw_forward(p, base);
-	pv = xr_rxw_accept(p, psn);
+	/* A rejected packet is recorded nowhere, not even in its path's
+	 * window: if our NAK is lost, the sender sees a gap, resends, and is
+	 * rejected again; a later ACK can never make it look delivered. */
+	if (nak)
+		pv = xr_seq_diff(psn, p->cack) > XR_SACK_BITS ? XR_RXW_OOW :
+								 XR_RXW_NEW;
+	else
+		pv = xr_rxw_accept(p, psn);
 	if (pv == XR_RXW_OOW) {
 		bpf_spin_unlock(&rx->lock);
 		return xr_drop(XR_STAT_DROP_WINDOW);
@@ -475,8 +493,6 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	p->rx_pkts++;
 	if (ce)
 		p->ce_pkts++;
-	/* A rejected packet is never marked as received: its retransmission
-	 * must be rejected again, not acknowledged as a duplicate. */
 	if (!nak) {
 		cv = xr_csn_accept(rx, csn);
 		if (cv == XR_RXW_NEW)

@@ -67,6 +67,7 @@ int xr_ctrl_open(struct xroce_device *dev, const char *addr, uint16_t port)
 	if (getsockname(dev->ctrl_fd, (struct sockaddr *)&sa, &len))
 		return xr_fail(&dev->log, -errno, "getsockname: %s", strerror(errno));
 	dev->ctrl_port = ntohs(sa.sin6_port);
+	memcpy(dev->ctrl_addr, &sa.sin6_addr, 16);
 	return 0;
 }
 
@@ -458,6 +459,8 @@ int xroce_accept(struct xroce_qp *qp, int timeout_ms)
 
 		ctrl_drain(dev, 0, NULL);
 		if (!dev->npending) {
+			if (timeout_ms == 0)
+				return -ETIMEDOUT; /* a poll, not a failure */
 			if (xr_now_ns() >= deadline)
 				return xr_fail(&dev->log, -ETIMEDOUT,
 					       "xroce_accept: no connection request");
@@ -493,6 +496,18 @@ int xroce_accept(struct xroce_qp *qp, int timeout_ms)
 	}
 }
 
+/* The first CSN not yet received.  XDP moves csn_next lazily (a few words
+ * per packet), so walk the ring past it to the real contiguous point. */
+static uint32_t rx_contiguous(const struct xr_rx_state *rx)
+{
+	uint32_t c = rx->csn_next, n;
+
+	for (n = 0; n < XR_CSN_WIN; n++, c++)
+		if (!((rx->csn_ring[(c % XR_CSN_WIN) / 64] >> (c % 64)) & 1))
+			break;
+	return c;
+}
+
 void xr_ctrl_send_close(struct xroce_qp *qp)
 {
 	struct xr_ctrl_msg m;
@@ -509,7 +524,7 @@ void xr_ctrl_send_close(struct xroce_qp *qp)
 		struct xr_rx_state *rx = calloc(1, sizeof(*rx));
 
 		if (rx && !bpf_map_lookup_elem(qp->dev->maps.rx, &qp->conn_id, rx))
-			m.init_csn = htonl(rx->csn_next);
+			m.init_csn = htonl(rx_contiguous(rx));
 		else
 			m.init_csn = htonl(qp->peer_init_csn);
 		free(rx);

@@ -31,6 +31,7 @@ int xr_domain_create(struct xroce_device *dev, size_t mem_len)
 				.ctrl_port = dev->ctrl_port };
 	int rc, tries;
 
+	memcpy(dv.ctrl_addr, dev->ctrl_addr, 16);
 	dev->mem_fd = create_mem_map(mem_len);
 	if (dev->mem_fd < 0)
 		return xr_fail(&dev->log, -errno,

@@ -101,6 +101,7 @@ struct xroce_device {
 	uint16_t data_port;
 	int ctrl_fd;
 	uint16_t ctrl_port;
+	uint8_t ctrl_addr[16];             /* bound address, :: = any */
 	int epfd;
 	/* QPs by local connection id (ids are below maps.max_conns). */
 	struct xroce_qp **conn_tab;
@@ -206,6 +207,7 @@ struct xroce_qp {
 	uint64_t rx_token, tx_token;
 	unsigned int flags;
 	uint32_t timeout_ms;
+	uint32_t max_inflight;             /* packets */
 	uint32_t mtu;                      /* IP MTU in use */
 	uint32_t seg_max;                  /* payload bytes per packet */
 	int family;

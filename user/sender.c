@@ -60,6 +60,7 @@ int xr_qp_init_paths(struct xroce_qp *qp)
 			   (uint32_t)dev->nplanes : qp->npeer;
 	uint32_t mtu = qp->mtu, i, hdr;
 	uint64_t now = xr_now_ns();
+	struct xr_cc_cfg ccfg;
 	char msg[160];
 	int rc;
 
@@ -83,7 +84,12 @@ int xr_qp_init_paths(struct xroce_qp *qp)
 	/* A transmit frame is one 4 KiB UMEM chunk. */
 	if (qp->seg_max > XR_PAGE_SIZE - 14 - hdr)
 		qp->seg_max = XR_PAGE_SIZE - 14 - hdr;
-	rc = xr_cc_init(&qp->cc, qp->npaths, NULL, now);
+	xr_cc_cfg_default(&ccfg);
+	ccfg.pkt_bytes = qp->seg_max;
+	ccfg.conn_max_cwnd = qp->max_inflight;
+	if (ccfg.conn_init_cwnd > ccfg.conn_max_cwnd)
+		ccfg.conn_init_cwnd = ccfg.conn_max_cwnd;
+	rc = xr_cc_init(&qp->cc, qp->npaths, &ccfg, now);
 	if (rc)
 		return xr_fail(&dev->log, rc, "congestion control init failed");
 	for (i = 0; i < qp->npaths; i++) {
@@ -276,10 +282,13 @@ static void pkt_acked(struct xroce_qp *qp, uint32_t csn)
 
 void xr_qp_acked_below(struct xroce_qp *qp, uint32_t csn)
 {
-	uint32_t c, end = qp->csn_next;
+	uint32_t c, end;
 
-	if (csn - qp->csn_una < qp->csn_next - qp->csn_una)
-		end = csn;
+	/* A point behind what is already acknowledged says nothing new (and
+	 * must not be read as "everything", which unsigned distance would). */
+	if (xr_seq_diff(csn, qp->csn_una) <= 0)
+		return;
+	end = xr_seq_diff(csn, qp->csn_next) < 0 ? csn : qp->csn_next;
 	for (c = qp->csn_una; c != end; c++)
 		pkt_acked(qp, c);
 }

@@ -78,6 +78,10 @@ struct xr_domain {
 	__u16 ctrl_port;
 	__u16 rsvd;
 	__u64 alive_until_ns;    /* XDP's cache of the last successful check */
+	/* Address the control socket is bound to (IPv4 as ::ffff:a.b.c.d);
+	 * all zero = the wildcard, then the lookup uses the packet's own
+	 * destination address. */
+	__u8 ctrl_addr[16];
 };
 
 /* ---- xr_mrs: HASH rkey -> struct xr_mr -------------------------------- */
