@@ -98,7 +98,7 @@ $(BUILD)/xroce.pc: xroce.pc.in
 $(BUILD)/loader/%.o: loader/%.c $(LIB_HDRS) $(wildcard loader/*.h) $(SKELS)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(XCFLAGS) -Iloader -c $< -o $@
+	$(Q)$(CC) $(XCFLAGS) -Iloader -DXROCE_VERSION='"$(VERSION)"' -c $< -o $@
 
 $(BUILD)/xroce: $(LOADER_OBJS) $(BUILD)/libxroce.a
 	$(call msg,LD,$@)
@@ -131,7 +131,7 @@ bpftest: $(BPFT_BINS)
 	$(Q)set -e; for t in $(BPFT_BINS); do echo "== $$t"; $$t; done
 
 integration: all
-	$(Q)bash tests/integration/run.sh
+	$(Q)bash tests/run-all.sh integration
 
 lint:
 	$(Q)bash tests/lint.sh

@@ -15,6 +15,7 @@
 #define XR_DEFAULT_SQ 256
 #define XR_MAX_SQ (1u << 16)
 #define XR_DEFAULT_TIMEOUT_MS 2000
+#define XR_DEFAULT_INFLIGHT 128
 
 static uint32_t pow2_at_least(uint32_t v)
 {
@@ -82,6 +83,10 @@ int xroce_create_qp(struct xroce_pd *pd, const struct xroce_qp_init_attr *attr,
 			       "must be at most %u", XR_MAX_SQ);
 	if (attr->flags & ~(unsigned int)XROCE_QP_NOTIFY_WRITES)
 		return xr_fail(&dev->log, -EINVAL, "xroce_create_qp: unknown flags");
+	if (attr->max_inflight && (attr->max_inflight < 2 ||
+				   attr->max_inflight > XR_CSN_SEND_WIN))
+		return xr_fail(&dev->log, -EINVAL, "xroce_create_qp: max_inflight "
+			       "must be 2..%u", XR_CSN_SEND_WIN);
 	if (attr->mtu && (attr->mtu < 576 || attr->mtu > 9216))
 		return xr_fail(&dev->log, -EINVAL, "xroce_create_qp: mtu must be "
 			       "576..9216");
@@ -97,6 +102,7 @@ int xroce_create_qp(struct xroce_pd *pd, const struct xroce_qp_init_attr *attr,
 	qp->flags = attr->flags;
 	qp->timeout_ms = attr->timeout_ms ? attr->timeout_ms : XR_DEFAULT_TIMEOUT_MS;
 	qp->npaths = attr->npaths ? attr->npaths : XROCE_DEFAULT_PATHS;
+	qp->max_inflight = attr->max_inflight ? attr->max_inflight : XR_DEFAULT_INFLIGHT;
 	qp->mtu = attr->mtu;
 	if (!qp->mtu) {
 		int i;

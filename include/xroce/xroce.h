@@ -178,6 +178,10 @@ struct xroce_qp_init_attr {
 	uint32_t timeout_ms;
 	unsigned int flags;     /* enum xroce_qp_flags */
 	uint16_t data_port;     /* peer's data UDP port; 0 = default */
+	/* Packets in flight on the connection at most (the ceiling of its
+	 * congestion window); 0 = 128, which keeps a connection's bursts
+	 * inside a 256-entry receive ring (veth).  Raise it on long paths. */
+	uint32_t max_inflight;
 };
 
 enum xroce_qp_state {
@@ -199,7 +203,8 @@ enum xroce_qp_state xroce_qp_state(const struct xroce_qp *qp);
 int xroce_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 		  int timeout_ms);
 /* Server side: bind qp to the next connection request that reaches this
- * device's control port.  Blocks up to timeout_ms (-1 = forever). */
+ * device's control port.  Blocks up to timeout_ms (-1 = forever); with 0
+ * it only checks, returning -ETIMEDOUT quietly if no request is waiting. */
 int xroce_accept(struct xroce_qp *qp, int timeout_ms);
 
 /* Private data (like rdma_cm's): up to XROCE_PRIVATE_DATA_MAX bytes the
