@@ -103,6 +103,13 @@ struct {
 } xr_msgs SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xr_act);
+} xr_act SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, XR_STAT_MAX);
 	__type(key, __u32);
@@ -255,6 +262,54 @@ XR_INLINE int xr_domain_alive(struct xdp_md *ctx, const struct xr_hdrs *h,
 	return 1;
 }
 
+XR_INLINE __u64 xr_act_window(const struct xr_cfg *cfg)
+{
+	return cfg->active_window_us ? (__u64)cfg->active_window_us * 1000 :
+				       XR_ACTIVE_WINDOW_NS;
+}
+
+/* Count a connection as an active sender of window epoch (called once per
+ * connection and window).  The first packet of a new window resets that
+ * window's counter; a window more than one old is forgotten too. */
+XR_INLINE void xr_act_count(__u64 epoch)
+{
+	__u32 zero = 0;
+	struct xr_act *a = bpf_map_lookup_elem(&xr_act, &zero);
+	__u64 old;
+
+	if (!a)
+		return;
+	old = a->epoch;
+	if (old != epoch && __sync_val_compare_and_swap(&a->epoch, old, epoch) == old) {
+		a->cnt[epoch & 1] = 0;
+		if (epoch != old + 1)
+			a->cnt[(epoch + 1) & 1] = 0;
+	}
+	__sync_fetch_and_add(&a->cnt[epoch & 1], 1);
+}
+
+/* The receiver's fair share for each active sender, Mbit/s (0 = none). */
+XR_INLINE __u32 xr_rate_hint(const struct xr_cfg *cfg, __u64 now)
+{
+	__u32 zero = 0, n, prev;
+	struct xr_act *a;
+	__u64 epoch;
+
+	if (!cfg->rate_capacity_mbps)
+		return 0;
+	a = bpf_map_lookup_elem(&xr_act, &zero);
+	if (!a)
+		return 0;
+	epoch = now / xr_act_window(cfg);
+	if (a->epoch != epoch && a->epoch + 1 != epoch)
+		return cfg->rate_capacity_mbps; /* nobody active lately */
+	n = a->cnt[a->epoch & 1];
+	prev = a->epoch == epoch ? a->cnt[(epoch + 1) & 1] : 0;
+	if (prev > n)
+		n = prev; /* the current window may not have heard everyone yet */
+	return cfg->rate_capacity_mbps / (n ? n : 1);
+}
+
 /* Length of the UDP datagram, if it fits in the frame and holds at least
  * min_body bytes of xroce header; 0 otherwise. */
 XR_INLINE __u32 xr_udp_len(const struct xr_hdrs *h, void *end, __u32 min_body)
@@ -355,7 +410,7 @@ struct xr_ack_info {
 
 XR_INLINE int xr_send_ack(struct xdp_md *ctx, int v6, const struct xr_ack_info *ai,
 			  __u32 peer_conn, __u64 tx_token, __u8 flags, __u8 reason,
-			  __u8 path, __u32 psn, __be32 ts, __u32 csn)
+			  __u8 path, __u32 psn, __be32 ts, __u32 csn, __u32 hint)
 {
 	struct xr_ack_hdr *a;
 	struct xr_hdrs h;
@@ -373,7 +428,7 @@ XR_INLINE int xr_send_ack(struct xdp_md *ctx, int v6, const struct xr_ack_info *
 	a->cack = bpf_htonl(ai->cack);
 	a->ack_psn = bpf_htonl(psn);
 	a->ts_echo = ts;
-	a->rate_hint = 0;
+	a->rate_hint = bpf_htonl(hint);
 #pragma clang loop unroll(full)
 	for (i = 0; i < XR_SACK_WORDS; i++)
 		a->sack[i] = bpf_cpu_to_be64(ai->sack[i]);
@@ -399,7 +454,7 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	struct xr_rx_path *p;
 	struct xr_conn *c;
 	void *evq, *mem = NULL;
-	int pv, cv = XR_RXW_OLD, v6 = h->v6, done = 0, gap, ce;
+	int pv, cv = XR_RXW_OLD, v6 = h->v6, done = 0, gap, ce, new_active;
 	__u8 path, flags, opcode, nak = 0, aflags;
 	__u16 stream;
 	__be32 ts;
@@ -501,6 +556,11 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 			p->dup_pkts++;
 	}
 	rx->last_rx_ns = now;
+	new_active = 0;
+	if (cfg->rate_capacity_mbps && rx->act_epoch != now / xr_act_window(cfg)) {
+		rx->act_epoch = now / xr_act_window(cfg);
+		new_active = 1;
+	}
 	ai.cack = p->cack;
 	ai.ce_pkts = p->ce_pkts;
 	ai.rx_pkts = p->rx_pkts;
@@ -512,6 +572,8 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	bpf_spin_unlock(&rx->lock);
 
 	xr_count(nak ? xr_nak_stat(nak) : XR_STAT_RX_DATA);
+	if (new_active)
+		xr_act_count(now / xr_act_window(cfg));
 	if (cv == XR_RXW_NEW) {
 		__u32 pkt_off = h->l4_off + sizeof(struct udphdr) + sizeof(*d);
 
@@ -534,7 +596,6 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 
 		xr_count(XR_STAT_MSG_DONE);
 		{
-
 			e.type = XR_EVT_RECV;
 			e.path = path;
 			e.conn = conn_id;
@@ -558,7 +619,7 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 
 	aflags = (ce ? XR_AF_ECE : 0) | (!nak && cv == XR_RXW_OLD ? XR_AF_DUP : 0);
 	return xr_send_ack(ctx, v6, &ai, peer_conn, tx_token, aflags, nak, path,
-			   psn, ts, csn);
+			   psn, ts, csn, xr_rate_hint(cfg, now));
 }
 
 static __noinline int xr_rx_ack(struct xdp_md *ctx, struct xr_hdrs *h,
@@ -674,7 +735,7 @@ static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
 	pr->token = bpf_cpu_to_be64(tx_token);
 	pr->seq = bpf_htonl(seq);
 	pr->ts = ts;
-	pr->rate_hint = 0;
+	pr->rate_hint = bpf_htonl(xr_rate_hint(cfg, bpf_ktime_get_ns()));
 	pr->rsvd1 = 0;
 	xr_reply_finish(ctx, &rh, sizeof(*pr));
 	xr_count(XR_STAT_PROBE);

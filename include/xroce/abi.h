@@ -33,6 +33,7 @@
 #define XR_MAP_RX "xr_rx"
 #define XR_MAP_MSGS "xr_msgs"
 #define XR_MAP_STATS "xr_stats"
+#define XR_MAP_ACT "xr_act"
 
 #define XR_PAGE_SHIFT 12
 #define XR_PAGE_SIZE (1u << XR_PAGE_SHIFT)
@@ -61,10 +62,24 @@
 struct xr_cfg {
 	__u16 udp_port;          /* data-plane UDP port, host order */
 	__u16 flags;             /* XR_CFG_* */
-	__u32 rate_capacity_mbps; /* inbound capacity shared by senders; 0 = none */
-	__u32 active_window_us;  /* a sender is "active" if heard this recently */
+	/* Inbound capacity this host shares among the connections sending to
+	 * it, Mbit/s: every ACK carries capacity / active senders as the
+	 * sender's rate hint.  0 = no hints. */
+	__u32 rate_capacity_mbps;
+	/* A connection is an active sender if data arrived for it in the
+	 * current or the previous window of this length; 0 = 1000 us. */
+	__u32 active_window_us;
 	__u32 rsvd;
 };
+
+/* ---- xr_act: ARRAY[1], active senders for the rate hint ---------------- */
+/* Time is cut into windows of active_window_us; a connection counts once
+ * in cnt[w % 2] the first time data arrives for it in window w. */
+struct xr_act {
+	__u64 epoch;             /* current window number */
+	__u32 cnt[2];
+};
+#define XR_ACTIVE_WINDOW_NS 1000000ULL
 
 /* ---- xr_domains: HASH domain id -> struct xr_domain -------------------- */
 struct xr_domain {
@@ -142,7 +157,8 @@ struct xr_rx_state {
 	struct bpf_spin_lock lock;
 	__u32 csn_next;          /* all CSNs before this arrived */
 	__u64 csn_ring[XR_CSN_WIN / 64]; /* bit (csn % XR_CSN_WIN): arrived */
-	__u64 last_rx_ns;        /* when data last arrived (rate-hint activity) */
+	__u64 last_rx_ns;        /* when data last arrived */
+	__u64 act_epoch;         /* last activity window it was counted in */
 	struct xr_rx_path path[XR_MAX_PATHS];
 };
 
@@ -187,6 +203,59 @@ enum xr_stat {
 	XR_STAT_DROP_DEAD,       /* the owning process is gone */
 	XR_STAT_MAX,
 };
+
+/* ---- telemetry: the first pages of every domain's memory map ---------- */
+/* The library publishes each connection's per-path figures here so that
+ * another process (`xroce stats`) can read them: it finds the domain's
+ * memory map through xr_mem (the outer map's value is the inner map's id)
+ * and maps these pages read-only.  Each slot is written under a sequence
+ * count: odd while being written; readers retry until they see the same
+ * even count before and after copying. */
+#define XR_TELEM_MAGIC 0x4c545258u /* "XRTL" */
+#define XR_TELEM_VERSION 1
+#define XR_TELEM_SLOTS 256
+
+struct xr_telem_path {
+	__u16 sport;             /* current entropy */
+	__u8 state;              /* enum xroce_path_state */
+	__u8 plane;
+	__u32 cwnd;              /* packets */
+	__u32 inflight;
+	__u32 rtt_min_ns, rtt_srtt_ns, rtt_p99_ns;
+	__u64 tx_pkts, tx_bytes;
+	__u64 retx_pkts;         /* retransmissions sent on this path */
+	__u64 lost_pkts;         /* declared lost on this path */
+	__u64 acked_pkts;
+	__u64 ce_pkts;           /* receiver: CE-marked packets from this path */
+	__u64 rx_pkts;           /* receiver: packets from this path */
+	__u64 timeouts;
+};
+
+struct xr_telem {
+	__u32 seq;               /* odd while being written */
+	__u32 conn;              /* local connection id; 0 = free slot */
+	__u32 peer_conn;
+	__u32 npaths;
+	__u64 updated_ns;        /* CLOCK_MONOTONIC of the last update */
+	__u8 peer_addr[16];
+	__u32 state;             /* enum xroce_qp_state */
+	__u32 rate_hint_mbps;
+	__u64 tx_bytes, acked_bytes, retx_pkts, wr_completed;
+	struct xr_telem_path path[XR_MAX_PATHS];
+};
+
+struct xr_telem_hdr {
+	__u32 magic;
+	__u32 version;
+	__u32 pid;
+	__u32 nslots;
+	__u32 slot_size;         /* sizeof(struct xr_telem) */
+	__u32 rsvd[11];          /* up to 64 bytes */
+};
+
+#define XR_TELEM_BYTES \
+	((sizeof(struct xr_telem_hdr) + XR_TELEM_SLOTS * sizeof(struct xr_telem) + \
+	  XR_PAGE_SIZE - 1) & ~(unsigned long)(XR_PAGE_SIZE - 1))
 
 /* ---- events: records in each domain's ring buffer (xr_evq) ------------- */
 enum xr_evt_type {
@@ -246,5 +315,7 @@ _Static_assert(sizeof(struct xr_evt_ack) == 72, "evt ack size");
 _Static_assert(sizeof(struct xr_evt) == 88, "evt size");
 _Static_assert(sizeof(struct xr_conn) == 112, "conn size");
 _Static_assert(sizeof(struct xr_mr) == 40, "mr size");
+_Static_assert(sizeof(struct xr_telem_path) == 88, "telem path size");
+_Static_assert(sizeof(struct xr_telem_hdr) == 64, "telem header size");
 
 #endif /* XROCE_ABI_H */
