@@ -24,5 +24,6 @@ int cmd_status(int argc, char **argv);
 int cmd_send(int argc, char **argv);
 int cmd_recv(int argc, char **argv);
 int cmd_perf(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 
 #endif /* XR_LOADER_CMDS_H */

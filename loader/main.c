@@ -22,6 +22,7 @@ static const struct xr_cmd cmds[] = {
 	{ "status", cmd_status, "show where xroce is attached, its config, counters, connections" },
 	{ "send", cmd_send, "send N bytes or a file to `xroce recv` and report goodput" },
 	{ "recv", cmd_recv, "receive one transfer from `xroce send` and verify it" },
+	{ "stats", cmd_stats, "live per-path telemetry of running connections (any process)" },
 	{ "perf", cmd_perf, "WRITE bandwidth and latency (like ib_write_bw / ib_write_lat)" },
 };
 

@@ -5,8 +5,9 @@
  * creates the domain (memory map + event ring), one transmit-only AF_XDP
  * socket per plane over that same memory, and the control socket.
  *
- * Memory map layout: [ transmit frames of plane 0 | of plane 1 | ... |
- * application heap ].  The whole map is registered as each plane's UMEM.
+ * Memory map layout: [ telemetry | transmit frames of plane 0 | of plane 1 |
+ * ... | application heap ].  The whole map is registered as each plane's
+ * UMEM.
  */
 #include <errno.h>
 #include <ifaddrs.h>
@@ -111,7 +112,7 @@ static int plane_start(struct xroce_device *dev, int i)
 	uint32_t f;
 	int rc;
 
-	pl->frame_base = (uint64_t)i * XR_TX_FRAMES * XR_PAGE_SIZE;
+	pl->frame_base = XR_TELEM_BYTES + (uint64_t)i * XR_TX_FRAMES * XR_PAGE_SIZE;
 	rc = xr_xsk_create(&pl->xsk, pl->ifindex, 0, dev->mem, dev->mem_len, &o);
 	if (rc)
 		return xr_fail(&dev->log, rc, "%s: cannot open an AF_XDP socket: %s",
@@ -197,10 +198,11 @@ int xroce_open_device(const struct xroce_device_attr *attr,
 
 	mem = attr->mem_size ? attr->mem_size : XR_DEFAULT_MEM;
 	mem = (mem + XR_PAGE_SIZE - 1) & ~(size_t)(XR_PAGE_SIZE - 1);
-	frames = (size_t)dev->nplanes * XR_TX_FRAMES * XR_PAGE_SIZE;
+	frames = XR_TELEM_BYTES + (size_t)dev->nplanes * XR_TX_FRAMES * XR_PAGE_SIZE;
 	rc = xr_domain_create(dev, frames + mem);
 	if (rc)
 		goto fail;
+	xr_telem_init(dev);
 	rc = xr_heap_init(&dev->heap, frames, mem);
 	if (rc) {
 		rc = xr_fail(&dev->log, rc, "out of memory");

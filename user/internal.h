@@ -115,6 +115,7 @@ struct xroce_device {
 	uint32_t recent_pos;
 	uint64_t now_ns;                   /* clock of the current progress run */
 	uint64_t ctrl_next_ns;             /* next look at the control socket */
+	uint64_t telem_next_ns;            /* next telemetry update */
 	/* Scratch for ACK processing (large, so not on the stack). */
 	struct xr_ack_result res;
 	/* counters */
@@ -243,6 +244,7 @@ struct xroce_qp {
 	uint8_t rx_have[XR_MSG_SLOTS];
 	uint8_t rx_show[XR_MSG_SLOTS];
 	/* statistics */
+	struct xr_telem *telem;            /* our slot, NULL if none was free */
 	struct xroce_qp_stats st;
 	uint32_t rate_hint;
 };
@@ -293,6 +295,12 @@ void xr_plane_reap(struct xr_plane *pl);
 int xr_domain_create(struct xroce_device *dev, size_t mem_len);
 void xr_domain_destroy(struct xroce_device *dev);
 int xr_domain_gc(const struct xr_logger *lg, const struct xr_maps *m);
+
+/* telem.c: telemetry in the first pages of the memory map */
+void xr_telem_init(struct xroce_device *dev);
+void xr_telem_attach(struct xroce_qp *qp);   /* take a slot (if any free) */
+void xr_telem_detach(struct xroce_qp *qp);
+void xr_telem_publish(struct xroce_qp *qp);
 
 /* progress.c: one round of work.  Returns 0 if there is more to do right
  * now (transmission or an expired timer), else the time of the next timer

@@ -11,6 +11,7 @@
 #include "internal.h"
 
 #define XR_CTRL_POLL_NS 2000000ull /* control socket check while busy */
+#define XR_TELEM_PERIOD_NS 1000000ull /* telemetry update */
 
 static int on_event(void *ctx, void *data, size_t len)
 {
@@ -72,6 +73,11 @@ uint64_t xr_progress(struct xroce_device *dev)
 	if (dev->now_ns >= dev->ctrl_next_ns) {
 		xr_ctrl_service(dev);
 		dev->ctrl_next_ns = dev->now_ns + XR_CTRL_POLL_NS;
+	}
+	if (dev->now_ns >= dev->telem_next_ns) {
+		for (qp = dev->qps; qp; qp = qp->next)
+			xr_telem_publish(qp);
+		dev->telem_next_ns = dev->now_ns + XR_TELEM_PERIOD_NS;
 	}
 	for (qp = dev->qps; qp; qp = qp->next) {
 		uint64_t dl = xr_qp_timers(qp);

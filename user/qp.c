@@ -134,6 +134,7 @@ int xroce_create_qp(struct xroce_pd *pd, const struct xroce_qp_init_attr *attr,
 		goto fail;
 	qp->send_cq->users++;
 	qp->recv_cq->users++;
+	xr_telem_attach(qp);
 	qp->next = dev->qps;
 	dev->qps = qp;
 	*out = qp;
@@ -289,6 +290,7 @@ int xroce_destroy_qp(struct xroce_qp *qp)
 	flush_sq(qp, XROCE_WC_WR_FLUSH_ERR);
 	qp->send_cq->users--;
 	qp->recv_cq->users--;
+	xr_telem_detach(qp);
 	free(qp->sq);
 	free(qp->pk);
 	free(qp->retx);

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * xroce stats [IF] [-i SECS] [-n COUNT] [--json]: live per-path telemetry
+ * of every running xroce connection in this network namespace, of any
+ * process.  Each process's library publishes its connections in the first
+ * pages of its domain memory map (abi.h: struct xr_telem); this command
+ * finds every domain of every xroce program here (xr_domains -> xr_mem ->
+ * the inner map's id), maps those pages read-only, and prints, per path:
+ * state, entropy (UDP source port), RTT min / smoothed / p99, ECN-marked
+ * fraction, throughput since the last refresh, losses, retransmissions,
+ * timeouts and window.  Refreshes like top until interrupted, or COUNT
+ * times; --json prints one object per refresh.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+
+#include "bpfmaps.h"
+#include "cli.h"
+#include "cmds.h"
+#include "xdpif.h"
+#include "xroce/abi.h"
+
+#define CMD "stats"
+#define MAX_DOMAINS 256
+
+struct dom_view {
+	uint32_t domain;
+	uint32_t pid;
+	const uint8_t *mem;      /* XR_TELEM_BYTES, read-only */
+};
+
+/* Previous sample of one path, for throughput. */
+struct prev {
+	uint32_t domain, conn, path;
+	uint64_t tx_bytes, ns;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_sig(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static const char *state_name(unsigned int s)
+{
+	static const char *n[] = { "good", "congested", "suspect", "down" };
+
+	return s < 4 ? n[s] : "?";
+}
+
+/* Map the telemetry pages of every domain of the xroce programs here. */
+static int open_domains(const char *ifname, struct dom_view *dv, int *ndv)
+{
+	struct xr_ifxdp *ifs = NULL;
+	uint32_t progs[32];
+	size_t nifs = 0, i;
+	int nprogs = 0, rc, j;
+
+	*ndv = 0;
+	rc = xr_ifxdp_list(&ifs, &nifs);
+	if (rc)
+		return rc;
+	for (i = 0; i < nifs; i++) {
+		bool seen = false;
+
+		if (!ifs[i].xroce_id || (ifname && strcmp(ifname, ifs[i].name)))
+			continue;
+		for (j = 0; j < nprogs; j++)
+			seen |= progs[j] == ifs[i].xroce_id;
+		if (!seen && nprogs < 32)
+			progs[nprogs++] = ifs[i].xroce_id;
+	}
+	free(ifs);
+	if (!nprogs)
+		return -ENOENT;
+	for (j = 0; j < nprogs; j++) {
+		struct xr_maps m;
+		uint32_t key, next, *prev = NULL;
+
+		if (xr_maps_open_prog(progs[j], &m))
+			continue;
+		while (!bpf_map_get_next_key(m.domains, prev, &next) && *ndv < MAX_DOMAINS) {
+			struct xr_domain d;
+			uint32_t inner_id;
+			const struct xr_telem_hdr *h;
+			void *p;
+			int fd;
+
+			key = next;
+			prev = &key;
+			if (bpf_map_lookup_elem(m.domains, &key, &d) ||
+			    bpf_map_lookup_elem(m.mem, &key, &inner_id))
+				continue;
+			fd = bpf_map_get_fd_by_id(inner_id);
+			if (fd < 0)
+				continue;
+			p = mmap(NULL, XR_TELEM_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+			close(fd);
+			if (p == MAP_FAILED)
+				continue;
+			h = p;
+			if (h->magic != XR_TELEM_MAGIC || h->version != XR_TELEM_VERSION ||
+			    h->slot_size != sizeof(struct xr_telem) ||
+			    h->nslots > XR_TELEM_SLOTS) {
+				munmap(p, XR_TELEM_BYTES);
+				continue;
+			}
+			dv[*ndv].domain = key;
+			dv[*ndv].pid = h->pid;
+			dv[*ndv].mem = p;
+			(*ndv)++;
+		}
+		xr_maps_close(&m);
+	}
+	return 0;
+}
+
+/* Consistent copy of a slot; false if it is free or kept changing. */
+static bool read_slot(const struct xr_telem *s, struct xr_telem *out)
+{
+	int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		uint32_t a = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+
+		if (a & 1)
+			continue;
+		memcpy(out, s, sizeof(*out));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) == a)
+			return out->conn != 0;
+	}
+	return false;
+}
+
+static struct prev *find_prev(struct prev *pv, size_t npv, uint32_t d,
+			      uint32_t c, uint32_t p)
+{
+	size_t i;
+
+	for (i = 0; i < npv; i++)
+		if (pv[i].domain == d && pv[i].conn == c && pv[i].path == p)
+			return &pv[i];
+	return NULL;
+}
+
+static void addr_str(const uint8_t a[16], char *buf, size_t len)
+{
+	static const uint8_t v4pre[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	if (!memcmp(a, v4pre, 12))
+		inet_ntop(AF_INET, a + 12, buf, (socklen_t)len);
+	else
+		inet_ntop(AF_INET6, a, buf, (socklen_t)len);
+}
+
+static void print_round(struct dom_view *dv, int ndv, struct prev **pvp,
+			size_t *npvp, bool json, uint64_t now)
+{
+	struct prev *pv = *pvp, *npv = NULL;
+	size_t nn = 0, cap = 0;
+	bool first = true;
+	int d;
+
+	if (json)
+		printf("{\"time_ns\":%llu,\"connections\":[", (unsigned long long)now);
+	else
+		printf("%-6s %-8s %-8s %2s %-5s %-9s %8s %8s %8s %6s %9s %8s %8s %6s %5s\n",
+		       "pid", "conn", "peer", "p", "sport", "state", "rtt_min",
+		       "srtt", "p99(us)", "ecn%", "Gbit/s", "lost", "retx", "tmo",
+		       "cwnd");
+	for (d = 0; d < ndv; d++) {
+		const struct xr_telem *slots = (const void *)(dv[d].mem +
+							      sizeof(struct xr_telem_hdr));
+		uint32_t s;
+
+		for (s = 0; s < XR_TELEM_SLOTS; s++) {
+			struct xr_telem t;
+			char peer[INET6_ADDRSTRLEN];
+			uint32_t p;
+
+			if (!read_slot(&slots[s], &t))
+				continue;
+			addr_str(t.peer_addr, peer, sizeof(peer));
+			if (json)
+				printf("%s{\"pid\":%u,\"domain\":%u,\"conn\":%u,\"peer_conn\":%u,"
+				       "\"peer\":\"%s\",\"state\":%u,\"rate_hint_mbps\":%u,"
+				       "\"tx_bytes\":%llu,\"acked_bytes\":%llu,"
+				       "\"retx_pkts\":%llu,\"paths\":[", first ? "" : ",",
+				       dv[d].pid, dv[d].domain, t.conn, t.peer_conn, peer,
+				       t.state, t.rate_hint_mbps, (unsigned long long)t.tx_bytes, (unsigned long long)t.acked_bytes,
+				       (unsigned long long)t.retx_pkts);
+			first = false;
+			for (p = 0; p < t.npaths && p < XR_MAX_PATHS; p++) {
+				const struct xr_telem_path *tp = &t.path[p];
+				struct prev *o = find_prev(pv, *npvp, dv[d].domain, t.conn, p);
+				double gbps = 0, ecn;
+
+				if (o && t.updated_ns > o->ns && tp->tx_bytes >= o->tx_bytes)
+					gbps = (double)(tp->tx_bytes - o->tx_bytes) * 8 /
+					       (double)(t.updated_ns - o->ns);
+				ecn = tp->rx_pkts ? 100.0 * (double)tp->ce_pkts /
+							(double)tp->rx_pkts : 0.0;
+				if (nn == cap) {
+					struct prev *x = realloc(npv, (cap = cap ? 2 * cap : 64) *
+								      sizeof(*npv));
+					if (!x)
+						break;
+					npv = x;
+				}
+				npv[nn++] = (struct prev){ dv[d].domain, t.conn, p,
+							   (unsigned long long)tp->tx_bytes, t.updated_ns };
+				if (json)
+					printf("%s{\"path\":%u,\"plane\":%u,\"sport\":%u,"
+					       "\"state\":\"%s\",\"rtt_min_ns\":%u,\"rtt_srtt_ns\":%u,"
+					       "\"rtt_p99_ns\":%u,\"ecn_marked_pct\":%.3f,"
+					       "\"gbps\":%.4f,\"tx_pkts\":%llu,\"tx_bytes\":%llu,"
+					       "\"lost_pkts\":%llu,\"retx_pkts\":%llu,"
+					       "\"acked_pkts\":%llu,\"timeouts\":%llu,"
+					       "\"cwnd\":%u,\"inflight\":%u}",
+					       p ? "," : "", p, tp->plane, tp->sport,
+					       state_name(tp->state), tp->rtt_min_ns,
+					       tp->rtt_srtt_ns, tp->rtt_p99_ns, ecn, gbps,
+					       (unsigned long long)tp->tx_pkts,
+					       (unsigned long long)tp->tx_bytes,
+					       (unsigned long long)tp->lost_pkts,
+					       (unsigned long long)tp->retx_pkts,
+					       (unsigned long long)tp->acked_pkts,
+					       (unsigned long long)tp->timeouts,
+					       tp->cwnd, tp->inflight);
+				else
+					printf("%-6u %-8u %-8u %2u %-5u %-9s %8.1f %8.1f %8.1f "
+					       "%6.2f %9.3f %8llu %8llu %6llu %5u\n", dv[d].pid,
+					       t.conn, t.peer_conn, p, tp->sport,
+					       state_name(tp->state), tp->rtt_min_ns / 1e3,
+					       tp->rtt_srtt_ns / 1e3, tp->rtt_p99_ns / 1e3, ecn,
+					       gbps, (unsigned long long)tp->lost_pkts,
+					       (unsigned long long)tp->retx_pkts,
+					       (unsigned long long)tp->timeouts, tp->cwnd);
+			}
+			if (json)
+				printf("]}");
+		}
+	}
+	if (json)
+		printf("]}\n");
+	else if (first)
+		printf("(no running connections)\n");
+	fflush(stdout);
+	free(pv);
+	*pvp = npv;
+	*npvp = nn;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: xroce stats [IF] [-i SECS] [-n COUNT] [--json]\n"
+"\n"
+"Live per-path telemetry of every xroce connection in this network\n"
+"namespace, whichever process runs it: state, entropy (UDP source port),\n"
+"RTT min / smoothed / p99, ECN-marked fraction, throughput, losses,\n"
+"retransmissions, timeouts, congestion window.\n"
+"\n"
+"  -i, --interval SECS  refresh period (default 1)\n"
+"  -n, --count N        stop after N refreshes (default: until Ctrl-C)\n"
+"  -j, --json           one JSON object per refresh\n"
+"  -h, --help           this help\n");
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dom_view dv[MAX_DOMAINS];
+	struct prev *pv = NULL;
+	size_t npv = 0;
+	double interval = 1.0;
+	uint32_t count = 0, round;
+	const char *ifname = NULL;
+	bool json = false;
+	int c, ndv = 0, rc, d;
+
+	while ((c = getopt_long(argc, argv, ":i:n:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			interval = atof(optarg);
+			if (interval < 0.01 || interval > 3600)
+				return xr_usage_err(CMD, "bad interval '%s'", optarg);
+			break;
+		case 'n':
+			if (xr_parse_u32(optarg, 1, 1000000, &count))
+				return xr_usage_err(CMD, "bad count '%s'", optarg);
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return XR_EXIT_OK;
+		default:
+			return xr_opt_err(CMD, c, argv);
+		}
+	}
+	if (optind < argc)
+		ifname = argv[optind++];
+	if (optind != argc)
+		return xr_usage_err(CMD, "unexpected '%s'", argv[optind]);
+	if (ifname && xr_ifindex(ifname) < 0)
+		return xr_err(CMD, -ENODEV, "%s", ifname);
+	signal(SIGINT, on_sig);
+	signal(SIGTERM, on_sig);
+	for (round = 0; !stop && (!count || round < count); round++) {
+		struct timespec ts;
+
+		/* Domains come and go with processes: look again every round. */
+		for (d = 0; d < ndv; d++)
+			munmap((void *)dv[d].mem, XR_TELEM_BYTES);
+		rc = open_domains(ifname, dv, &ndv);
+		if (rc == -ENOENT) {
+			free(pv);
+			return xr_err(CMD, rc, "xroce is not attached to %s",
+				      ifname ? ifname : "any interface here");
+		}
+		if (rc) {
+			free(pv);
+			return xr_err(CMD, rc, "cannot list interfaces");
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (!json && !count && isatty(1))
+			printf("\033[H\033[J"); /* like top: redraw in place */
+		print_round(dv, ndv, &pv, &npv, json,
+			    (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+		if (count && round + 1 == count)
+			break;
+		usleep((useconds_t)(interval * 1e6));
+	}
+	for (d = 0; d < ndv; d++)
+		munmap((void *)dv[d].mem, XR_TELEM_BYTES);
+	free(pv);
+	return XR_EXIT_OK;
+}
