@@ -43,6 +43,8 @@ struct attach_opts {
 	uint32_t port;           /* 0 = not given */
 	int csum;                /* -1 not given, 0 --no-csum, 1 --csum */
 	uint32_t max_conns;      /* 0 = not given */
+	int64_t rate_mbps;       /* -1 = not given; 0 = no rate hints */
+	int64_t active_us;       /* -1 = not given */
 	bool force;
 	bool separate;
 };
@@ -51,7 +53,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: xroce attach IF [--mode auto|native|generic] [--port N] [--no-csum]\n"
-"                       [--max-conns N] [--separate] [--force]\n"
+"                       [--max-conns N] [--rate-capacity MBPS] [--separate]\n"
+"                       [--force]\n"
 "\n"
 "Attach xroce's XDP program to interface IF, or configure the one already\n"
 "there (also when it was attached by 'ip link' or 'xdp-loader').  When\n"
@@ -64,6 +67,9 @@ static void usage(FILE *f)
 "      --csum         verify them (default for a new program)\n"
 "  -c, --max-conns N  connections the maps hold (default %u; new object only)\n"
 "      --separate     load a new object even if another interface runs xroce\n"
+"      --rate-capacity MBPS  inbound capacity shared among senders: every ACK\n"
+"                     carries MBPS / active senders as a rate hint (0 = off)\n"
+"      --active-window US  a sender counts as active this long (default 1000)\n"
 "  -f, --force        replace another XDP program attached to IF\n"
 "  -h, --help         this help\n"
 "\n"
@@ -75,7 +81,7 @@ static void usage(FILE *f)
 
 static int parse(int argc, char **argv, struct attach_opts *o)
 {
-	enum { OPT_NO_CSUM = 256, OPT_CSUM, OPT_SEPARATE };
+	enum { OPT_NO_CSUM = 256, OPT_CSUM, OPT_SEPARATE, OPT_RATE, OPT_ACTIVE };
 	static const struct option lopts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "port", required_argument, NULL, 'p' },
@@ -83,6 +89,8 @@ static int parse(int argc, char **argv, struct attach_opts *o)
 		{ "csum", no_argument, NULL, OPT_CSUM },
 		{ "max-conns", required_argument, NULL, 'c' },
 		{ "separate", no_argument, NULL, OPT_SEPARATE },
+		{ "rate-capacity", required_argument, NULL, OPT_RATE },
+		{ "active-window", required_argument, NULL, OPT_ACTIVE },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -91,6 +99,8 @@ static int parse(int argc, char **argv, struct attach_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->csum = -1;
+	o->rate_mbps = -1;
+	o->active_us = -1;
 	while ((c = getopt_long(argc, argv, ":m:p:c:fh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
@@ -121,6 +131,22 @@ static int parse(int argc, char **argv, struct attach_opts *o)
 		case OPT_SEPARATE:
 			o->separate = true;
 			break;
+		case OPT_RATE: {
+			uint32_t v;
+
+			if (xr_parse_u32(optarg, 0, 10000000, &v))
+				return xr_usage_err(CMD, "--rate-capacity is Mbit/s, 0..10000000");
+			o->rate_mbps = v;
+			break;
+		}
+		case OPT_ACTIVE: {
+			uint32_t v;
+
+			if (xr_parse_u32(optarg, 1, 10000000, &v))
+				return xr_usage_err(CMD, "--active-window is microseconds");
+			o->active_us = v;
+			break;
+		}
 		case 'f':
 			o->force = true;
 			break;
@@ -157,6 +183,10 @@ static bool cfg_apply(struct xr_cfg *c, const struct attach_opts *o)
 		c->flags &= (__u16)~XR_CFG_VERIFY_CSUM;
 	else if (o->csum == 1 || fresh)
 		c->flags |= XR_CFG_VERIFY_CSUM;
+	if (o->rate_mbps >= 0)
+		c->rate_capacity_mbps = (__u32)o->rate_mbps;
+	if (o->active_us >= 0)
+		c->active_window_us = (__u32)o->active_us;
 	return memcmp(&old, c, sizeof(old)) != 0;
 }
 
