@@ -682,15 +682,28 @@ int cmd_send(int argc, char **argv)
 	}
 	t1 = now_s();
 	xroce_qp_stats(x.qp, &qs);
-	if (co.json)
+	if (co.json) {
+		struct xroce_path_stats ps[XROCE_MAX_PATHS];
+		int np = xroce_path_stats(x.qp, ps, XROCE_MAX_PATHS), j;
+
 		printf("{\"role\":\"send\",\"bytes\":%" PRIu64 ",\"seconds\":%.6f,"
 		       "\"goodput_gbps\":%.3f,\"tx_pkts\":%" PRIu64 ",\"retx_pkts\":%"
 		       PRIu64 ",\"fast_retx\":%" PRIu64 ",\"timeout_retx\":%" PRIu64
-		       ",\"paths\":%u,\"verified\":%s}\n", total, t1 - t0,
+		       ",\"paths\":%u,\"verified\":%s,\"path\":[", total, t1 - t0,
 		       total * 8 / (t1 - t0) / 1e9, qs.tx_pkts, qs.retx_pkts,
 		       qs.fast_retx, qs.timeout_retx, qs.npaths,
 		       result == 1 ? "true" : "false");
-	else
+		for (j = 0; j < np; j++)
+			printf("%s{\"path\":%u,\"plane\":%u,\"sport\":%u,\"state\":%d,"
+			       "\"tx_pkts\":%" PRIu64 ",\"retx_pkts\":%" PRIu64 ","
+			       "\"lost_pkts\":%" PRIu64 ",\"acked_pkts\":%" PRIu64 ","
+			       "\"ecn_marked\":%" PRIu64 ",\"timeouts\":%" PRIu64 "}",
+			       j ? "," : "", ps[j].path, ps[j].plane, ps[j].sport,
+			       ps[j].state, ps[j].tx_pkts, ps[j].retx_pkts,
+			       ps[j].lost_pkts, ps[j].acked_pkts, ps[j].ecn_marked,
+			       ps[j].timeouts);
+		printf("]}\n");
+	} else
 		printf("xroce send: %" PRIu64 " bytes in %.3f s = %.3f Gbit/s; %"
 		       PRIu64 " packets, %" PRIu64 " retransmitted (%.2f%%: %" PRIu64
 		       " by SACK, %" PRIu64 " by timeout) over %u paths; receiver "
