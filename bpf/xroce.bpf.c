@@ -109,6 +109,45 @@ struct {
 	__type(value, struct xr_act);
 } xr_act SEC(".maps");
 
+/* What an ACK reports, copied out of the receive state under its lock. */
+struct xr_ack_info {
+	__u32 cack;
+	__u32 ce_pkts;
+	__u32 rx_pkts;
+	__u32 csn_cum;
+	__u64 sack[XR_SACK_WORDS];
+};
+
+/* Per-CPU room for an event record and an ACK's contents: the BPF stack
+ * (512 bytes for the whole call chain) is too small for the data path and
+ * these. */
+struct xr_scratch {
+	struct xr_evt e;
+	struct xr_ack_info ai;
+	struct xr_read_req rr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xr_scratch);
+} xr_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XR_DEFAULT_MAX_RQ);
+	__type(key, struct xr_rq_key);
+	__type(value, struct xr_rq_ent);
+} xr_rq SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XR_DEFAULT_MAX_READS);
+	__type(key, struct xr_read_key);
+	__type(value, struct xr_read_ent);
+} xr_reads SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, XR_STAT_MAX);
@@ -123,6 +162,34 @@ XR_INLINE int xr_pass(void)
 {
 	xr_count(XR_STAT_PASS);
 	return XDP_PASS;
+}
+
+/* Global (non-static) functions are verified once, on their own, instead
+ * of once per path through their caller: placement and checksumming fan
+ * out into many verifier states, so keeping them global keeps the
+ * program's verification small enough for older kernels. */
+
+/* Copy len payload bytes at pkt_off into domain's memory at pos. */
+__noinline int xr_place_global(struct xdp_md *ctx, __u32 domain, __u64 pos,
+			       __u32 pkt_off, __u32 len)
+{
+	void *mem = bpf_map_lookup_elem(&xr_mem, &domain);
+
+	if (!mem)
+		return -1;
+	return xr_place(ctx, mem, pos, pkt_off, len);
+}
+
+/* 1 if the frame's UDP checksum over udp_len bytes is right. */
+__noinline int xr_csum_ok_global(struct xdp_md *ctx, __u32 udp_len)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct xr_hdrs h;
+
+	if (xr_parse(data, end, &h) != XR_PARSE_OK || !h.udp || udp_len > 0xffff)
+		return 0;
+	return xr_udp_csum_ok(&h, end, (__u16)udp_len);
 }
 
 /* Drop with a reason. */
@@ -316,6 +383,10 @@ XR_INLINE __u32 xr_udp_len(const struct xr_hdrs *h, void *end, __u32 min_body)
 {
 	__u32 len = bpf_ntohs(h->udp->len);
 
+	/* Older verifiers (6.1) lose the 16-bit bound of a byte swap; an
+	 * explicit mask they can see keeps packet arithmetic bounded. */
+	asm volatile("%0 &= 0xffff" : "+r"(len));
+
 	if (len < sizeof(struct udphdr) + min_body)
 		return 0;
 	if ((void *)h->udp + len > end)
@@ -325,34 +396,85 @@ XR_INLINE __u32 xr_udp_len(const struct xr_hdrs *h, void *end, __u32 min_body)
 
 /* Validate where a WRITE payload goes; returns a NAK reason or 0 and sets
  * *pos to the byte position in the domain's memory. */
-XR_INLINE __u8 xr_check_write(const struct xr_conn *c, __u32 rkey, __u64 raddr,
-			      __u32 plen, __u32 msg_len, __u32 msg_off,
-			      __u64 *pos)
+/* A segment's offsets must fit its message. */
+XR_INLINE __u8 xr_check_seg(__u32 plen, __u32 msg_len, __u32 msg_off)
 {
-	struct xr_domain *dom;
-	struct xr_mr *mr;
-	__u64 off;
-
 	if (msg_off > msg_len || plen > msg_len - msg_off ||
 	    (plen == 0 && msg_len != 0))
 		return XR_NAK_BAD_LENGTH;
+	return 0;
+}
+
+/* [pos, pos + len) must lie inside the domain's memory map. */
+XR_INLINE __u8 xr_check_pos(const struct xr_conn *c, __u64 pos, __u64 len)
+{
+	struct xr_domain *dom = bpf_map_lookup_elem(&xr_domains, &c->domain);
+
+	if (!dom || pos > dom->mem_bytes || len > dom->mem_bytes - pos)
+		return XR_NAK_BOUNDS;
+	return 0;
+}
+
+/* [raddr, raddr + len) must lie in a region of the connection's domain and
+ * PD, registered with the access right needed; *pos gets its position in
+ * the memory map.  No arithmetic can overflow. */
+XR_INLINE __u8 xr_check_mr(const struct xr_conn *c, __u32 rkey, __u64 raddr,
+			   __u64 len, __u32 access, __u64 *pos)
+{
+	struct xr_mr *mr;
+	__u64 off;
+
 	mr = bpf_map_lookup_elem(&xr_mrs, &rkey);
 	if (!mr || mr->rkey != rkey || mr->domain != c->domain || mr->pd != c->pd)
 		return XR_NAK_BAD_KEY;
-	if (!(mr->access & XR_ACCESS_REMOTE_WRITE))
+	if (!(mr->access & access))
 		return XR_NAK_ACCESS;
-	/* raddr >= iova and raddr + plen <= iova + len, without overflow. */
 	if (raddr < mr->iova)
 		return XR_NAK_BOUNDS;
 	off = raddr - mr->iova;
-	if (off > mr->len || plen > mr->len - off)
+	if (off > mr->len || len > mr->len - off)
 		return XR_NAK_BOUNDS;
-	dom = bpf_map_lookup_elem(&xr_domains, &c->domain);
-	if (!dom || mr->mem_off > dom->mem_bytes ||
-	    off + plen > dom->mem_bytes - mr->mem_off)
+	if (mr->mem_off > ((__u64)1 << 48) || off > ((__u64)1 << 48))
 		return XR_NAK_BOUNDS;
 	*pos = mr->mem_off + off;
-	return 0;
+	return xr_check_pos(c, *pos, len);
+}
+
+/* Where a SEND's payload goes: the receive posted for (stream, msn). */
+XR_INLINE __u8 xr_check_send(const struct xr_conn *c, __u32 conn_id,
+			     __u16 stream, __u32 msn, __u32 msg_len,
+			     __u32 msg_off, __u32 plen, __u64 *pos)
+{
+	struct xr_rq_key k = { .conn = conn_id, .stream = stream,
+			       .slot = (__u16)(msn % XR_RQ_SLOTS) };
+	struct xr_rq_ent *r = bpf_map_lookup_elem(&xr_rq, &k);
+
+	if (!r || r->msn != msn)
+		return XR_NAK_RNR;
+	if (msg_len > r->len)
+		return XR_NAK_BAD_LENGTH;
+	if (r->mem_off > ((__u64)1 << 48))
+		return XR_NAK_BOUNDS;
+	*pos = r->mem_off + msg_off;
+	return xr_check_pos(c, *pos, plen);
+}
+
+/* Where a READ_RESP's payload goes: the window its read opened. */
+XR_INLINE __u8 xr_check_read_resp(const struct xr_conn *c, __u32 conn_id,
+				  __u32 read_id, __u32 msg_len, __u32 msg_off,
+				  __u32 plen, __u64 *pos)
+{
+	struct xr_read_key k = { .conn = conn_id, .read_id = read_id };
+	struct xr_read_ent *r = bpf_map_lookup_elem(&xr_reads, &k);
+
+	if (!r)
+		return XR_NAK_BAD_KEY;
+	if (msg_len != r->len)
+		return XR_NAK_BAD_LENGTH;
+	if (r->mem_off > ((__u64)1 << 48))
+		return XR_NAK_BOUNDS;
+	*pos = r->mem_off + msg_off;
+	return xr_check_pos(c, *pos, plen);
 }
 
 /* Add plen placed bytes to message msg_id of connection conn_id; true when
@@ -399,14 +521,6 @@ XR_INLINE __u32 xr_nak_stat(__u8 reason)
 	}
 }
 
-/* What an ACK reports, copied out of the receive state under its lock. */
-struct xr_ack_info {
-	__u32 cack;
-	__u32 ce_pkts;
-	__u32 rx_pkts;
-	__u32 csn_cum;
-	__u64 sack[XR_SACK_WORDS];
-};
 
 XR_INLINE int xr_send_ack(struct xdp_md *ctx, int v6, const struct xr_ack_info *ai,
 			  __u32 peer_conn, __u64 tx_token, __u8 flags, __u8 reason,
@@ -449,14 +563,18 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	__u32 udp_len, plen, conn_id, why = 0, psn, base, csn, msg_id, msg_len;
 	__u32 msg_off, rkey, imm, peer_conn;
 	__u64 raddr, pos = 0, now, tx_token;
-	struct xr_ack_info ai;
+	struct xr_ack_info *ai;
+	struct xr_scratch *sc;
 	struct xr_rx_state *rx;
 	struct xr_rx_path *p;
 	struct xr_conn *c;
 	void *evq, *mem = NULL;
 	int pv, cv = XR_RXW_OLD, v6 = h->v6, done = 0, gap, ce, new_active;
 	__u8 path, flags, opcode, nak = 0, aflags;
-	__u16 stream;
+	__u16 stream, ssn;
+	struct xr_read_req *rr;
+	__u32 zero = 0;
+	struct xr_evt *e;
 	__be32 ts;
 
 	if ((void *)(d + 1) > end)
@@ -472,7 +590,7 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	c = xr_auth(h, end, conn_id, d->token, 0, &why);
 	if (!c)
 		return xr_drop(why);
-	if ((cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_udp_csum_ok(h, end, udp_len))
+	if ((cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_csum_ok_global(ctx, udp_len))
 		return xr_drop(XR_STAT_DROP_CSUM);
 
 	path = d->path;
@@ -491,18 +609,51 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	msg_off = bpf_ntohl(d->msg_off);
 	imm = bpf_ntohl(d->imm);
 	stream = bpf_ntohs(d->stream);
+	ssn = bpf_ntohs(d->ssn);
 	peer_conn = c->peer_conn;
 	tx_token = c->tx_token;
 
-	switch (opcode) {
-	case XR_OP_WRITE:
-	case XR_OP_WRITE_IMM:
-		nak = xr_check_write(c, rkey, raddr, plen, msg_len, msg_off, &pos);
-		break;
-	default:
-		nak = XR_NAK_BAD_OPCODE;
-		break;
+	sc = bpf_map_lookup_elem(&xr_scratch, &zero);
+	if (!sc)
+		return xr_drop(XR_STAT_DROP_NO_MEM);
+	e = &sc->e;
+	ai = &sc->ai;
+	rr = &sc->rr;
+	if (opcode == XR_OP_READ_REQ) {
+		/* One packet carrying struct xr_read_req: validated here, answered
+		 * by the responder's library (XDP cannot send many packets). */
+		if (plen != sizeof(*rr) || msg_len != sizeof(*rr) || msg_off ||
+		    bpf_xdp_load_bytes(ctx, h->l4_off + sizeof(struct udphdr) +
+					    sizeof(*d), rr, sizeof(*rr)))
+			nak = XR_NAK_BAD_LENGTH;
+		else
+			nak = xr_check_mr(c, rkey, raddr, bpf_ntohl(rr->len),
+					  XR_ACCESS_REMOTE_READ, &pos);
+	} else {
+		nak = xr_check_seg(plen, msg_len, msg_off);
+		if (nak)
+			goto checked;
+		switch (opcode) {
+		case XR_OP_WRITE:
+		case XR_OP_WRITE_IMM:
+			nak = xr_check_mr(c, rkey, raddr, plen,
+					  XR_ACCESS_REMOTE_WRITE, &pos);
+			break;
+		case XR_OP_SEND:
+		case XR_OP_SEND_IMM:
+			nak = xr_check_send(c, conn_id, stream, rkey, msg_len,
+					    msg_off, plen, &pos);
+			break;
+		case XR_OP_READ_RESP:
+			nak = xr_check_read_resp(c, conn_id, rkey, msg_len, msg_off,
+						 plen, &pos);
+			break;
+		default:
+			nak = XR_NAK_BAD_OPCODE;
+			break;
+		}
 	}
+checked:
 
 	now = bpf_ktime_get_ns();
 	if (!xr_domain_alive(ctx, h, end, c->domain, now))
@@ -525,6 +676,9 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 		return xr_drop(XR_STAT_DROP_NO_CONN);
 
 	ce = h->ecn == XR_ECN_CE;
+	/* Keep the mask: clang drops it (it knows path < 16) and 6.1's
+	 * verifier loses that bound once the value is spilled. */
+	xr_barrier_var(path);
 	p = &rx->path[path & (XR_MAX_PATHS - 1)];
 
 	bpf_spin_lock(&rx->lock);
@@ -561,23 +715,41 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 		rx->act_epoch = now / xr_act_window(cfg);
 		new_active = 1;
 	}
-	ai.cack = p->cack;
-	ai.ce_pkts = p->ce_pkts;
-	ai.rx_pkts = p->rx_pkts;
-	ai.csn_cum = rx->csn_next;
-	ai.sack[0] = p->sack[0];
-	ai.sack[1] = p->sack[1];
-	ai.sack[2] = p->sack[2];
-	ai.sack[3] = p->sack[3];
+	ai->cack = p->cack;
+	ai->ce_pkts = p->ce_pkts;
+	ai->rx_pkts = p->rx_pkts;
+	ai->csn_cum = rx->csn_next;
+	ai->sack[0] = p->sack[0];
+	ai->sack[1] = p->sack[1];
+	ai->sack[2] = p->sack[2];
+	ai->sack[3] = p->sack[3];
 	bpf_spin_unlock(&rx->lock);
 
 	xr_count(nak ? xr_nak_stat(nak) : XR_STAT_RX_DATA);
 	if (new_active)
 		xr_act_count(now / xr_act_window(cfg));
-	if (cv == XR_RXW_NEW) {
+	if (cv == XR_RXW_NEW && opcode == XR_OP_READ_REQ) {
+		__builtin_memset(e, 0, sizeof(*e));
+		e->type = XR_EVT_READ_REQ;
+		e->path = path;
+		e->conn = conn_id;
+		e->rx_ns = now;
+		e->read.raddr = raddr;
+		e->read.pos = pos;
+		e->read.laddr = bpf_be64_to_cpu(rr->laddr);
+		e->read.len = bpf_ntohl(rr->len);
+		e->read.read_id = bpf_ntohl(rr->read_id);
+		e->read.rkey = rkey;
+		e->read.stream = stream;
+		e->read.ssn = ssn;
+		if (bpf_ringbuf_output(evq, e, sizeof(*e), 0))
+			xr_count(XR_STAT_EVT_LOST);
+		xr_count(XR_STAT_MSG_DONE);
+		flags |= XR_DF_AR; /* acknowledge at once */
+	} else if (cv == XR_RXW_NEW) {
 		__u32 pkt_off = h->l4_off + sizeof(struct udphdr) + sizeof(*d);
 
-		if (xr_place(ctx, mem, pos, pkt_off, plen)) {
+		if (xr_place_global(ctx, c->domain, pos, pkt_off, plen)) {
 			/* Cannot happen for a region inside the domain's memory
 			 * (checked above); counted so it would not go unseen. */
 			xr_count(XR_STAT_DROP_NO_MEM);
@@ -591,34 +763,34 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 
 	if (done) {
 		/* Every completed message is reported, so the library can deliver
-		 * the completions it does report in message order. */
-		struct xr_evt e = {};
-
+		 * the completions it does report in stream order. */
 		xr_count(XR_STAT_MSG_DONE);
 		{
-			e.type = XR_EVT_RECV;
-			e.path = path;
-			e.conn = conn_id;
-			e.rx_ns = now;
-			e.recv.msg_id = msg_id;
-			e.recv.msg_len = msg_len;
-			e.recv.imm = imm;
-			e.recv.stream = stream;
-			e.recv.opcode = opcode;
-			e.recv.raddr_end = raddr + (msg_len - msg_off);
-			e.recv.rkey = rkey;
-			if (bpf_ringbuf_output(evq, &e, sizeof(e), 0))
+			__builtin_memset(e, 0, sizeof(*e));
+			e->type = XR_EVT_RECV;
+			e->path = path;
+			e->conn = conn_id;
+			e->rx_ns = now;
+			e->recv.msg_id = msg_id;
+			e->recv.msg_len = msg_len;
+			e->recv.imm = imm;
+			e->recv.stream = stream;
+			e->recv.opcode = opcode;
+			e->recv.raddr_end = raddr + (msg_len - msg_off);
+			e->recv.rkey = rkey;
+			e->recv.ssn = ssn;
+			if (bpf_ringbuf_output(evq, e, sizeof(*e), 0))
 				xr_count(XR_STAT_EVT_LOST);
 		}
 	}
 
-	gap = (ai.sack[0] | ai.sack[1] | ai.sack[2] | ai.sack[3]) != 0;
+	gap = (ai->sack[0] | ai->sack[1] | ai->sack[2] | ai->sack[3]) != 0;
 	if (!((flags & XR_DF_AR) || pv == XR_RXW_OLD || cv == XR_RXW_OLD || gap ||
 	      ce || nak || done))
 		return XDP_DROP; /* consumed; a later ACK covers it */
 
 	aflags = (ce ? XR_AF_ECE : 0) | (!nak && cv == XR_RXW_OLD ? XR_AF_DUP : 0);
-	return xr_send_ack(ctx, v6, &ai, peer_conn, tx_token, aflags, nak, path,
+	return xr_send_ack(ctx, v6, ai, peer_conn, tx_token, aflags, nak, path,
 			   psn, ts, csn, xr_rate_hint(cfg, now));
 }
 
@@ -643,7 +815,7 @@ static __noinline int xr_rx_ack(struct xdp_md *ctx, struct xr_hdrs *h,
 		return xr_pass();
 	if (!c)
 		return xr_drop(why);
-	if ((cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_udp_csum_ok(h, end, udp_len))
+	if ((cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_csum_ok_global(ctx, udp_len))
 		return xr_drop(XR_STAT_DROP_CSUM);
 	evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
 	if (!evq)
@@ -695,7 +867,7 @@ static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
 		return xr_pass();
 	if (!c)
 		return xr_drop(why);
-	if ((cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_udp_csum_ok(h, end, udp_len))
+	if ((cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_csum_ok_global(ctx, udp_len))
 		return xr_drop(XR_STAT_DROP_CSUM);
 	seq = bpf_ntohl(pr->seq);
 	ts = pr->ts;

@@ -147,6 +147,21 @@ static int pf_open(const struct pf_opts *o, uint16_t port, struct pf_env *e)
 	return 0;
 }
 
+/* WRITE_WITH_IMM (echo, done) consumes a posted receive: keep some. */
+#define PF_RECVS 64
+
+static int pf_post_recvs(struct xroce_qp *qp, int n)
+{
+	struct xroce_recv_wr r, *bad;
+	int i;
+
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < n; i++)
+		if (xroce_post_recv(qp, &r, &bad))
+			return -1;
+	return 0;
+}
+
 static int pf_qp(const struct pf_opts *o, struct pf_env *e, struct xroce_qp **qp)
 {
 	struct xroce_qp_init_attr qa;
@@ -159,7 +174,9 @@ static int pf_qp(const struct pf_opts *o, struct pf_env *e, struct xroce_qp **qp
 	qa.npaths = o->npaths;
 	qa.mtu = o->mtu;
 	rc = xroce_create_qp(e->pd, &qa, qp);
-	return rc ? xr_err("perf", rc, "create_qp") : 0;
+	if (rc)
+		return xr_err("perf", rc, "create_qp");
+	return pf_post_recvs(*qp, PF_RECVS) ? xr_err("perf", -ENOMEM, "post_recv") : 0;
 }
 
 static int post(struct pf_env *e, struct xroce_qp *qp, uint64_t wr_id, void *l,
@@ -236,6 +253,7 @@ static int server(const struct pf_opts *o)
 					c = &sc[i];
 			if (!c || wc[k].opcode != XROCE_WC_RECV_RDMA_WITH_IMM)
 				continue;
+			pf_post_recvs(c->qp, 1);
 			if (wc[k].imm_data == PF_IMM_DONE) {
 				/* The client is done: echo DONE, it closes. */
 				post(&e, c->qp, 0, NULL, 0, c->hello.addr, c->hello.rkey,
@@ -420,9 +438,11 @@ static int run_lat(const struct pf_opts *o, struct pf_env *e,
 						    xroce_wc_status_str(wc[k].status));
 					goto out;
 				}
-				if (wc[k].opcode == XROCE_WC_RECV_RDMA_WITH_IMM &&
-				    wc[k].imm_data == it)
-					got = true;
+				if (wc[k].opcode == XROCE_WC_RECV_RDMA_WITH_IMM) {
+					pf_post_recvs(e->qp[0], 1);
+					if (wc[k].imm_data == it)
+						got = true;
+				}
 			}
 			if (now_s() - t0 > 5.0) {
 				rc = xr_err("perf", -ETIMEDOUT, "no echo for iteration %u", it);

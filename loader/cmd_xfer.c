@@ -130,6 +130,24 @@ static void xf_close(struct xf_ctx *x)
 	memset(x, 0, sizeof(*x));
 }
 
+/* Receives for the peer's WRITE_WITH_IMMs (they carry no data into them,
+ * so zero-length): one per message expected, kept topped up. */
+#define XF_RECVS 64
+
+static int post_recvs(struct xf_ctx *x, int n)
+{
+	struct xroce_recv_wr r, *bad;
+	int i, rc;
+
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < n; i++) {
+		rc = xroce_post_recv(x->qp, &r, &bad);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* Device, PD, CQs, QP and one buffer of buflen bytes. */
 static int xf_open(const char *cmd, const struct xf_common *c, uint16_t ctrl_port,
 		   uint64_t buflen, int access, struct xf_ctx *x)
@@ -169,6 +187,9 @@ static int xf_open(const char *cmd, const struct xf_common *c, uint16_t ctrl_por
 	rc = xroce_create_qp(x->pd, &qa, &x->qp);
 	if (rc)
 		return xr_err(cmd, rc, "cannot create a queue pair");
+	rc = post_recvs(x, XF_RECVS);
+	if (rc)
+		return xr_err(cmd, rc, "cannot post receives");
 	return XR_EXIT_OK;
 }
 
@@ -384,6 +405,7 @@ int cmd_recv(int argc, char **argv)
 		rc = wait_one("recv", x.rcq, &wc, (int)idle, "data from the sender");
 		if (rc)
 			goto done;
+		post_recvs(&x, 1);
 		if (!t0)
 			t0 = now_s();
 		if (XF_TYPE(wc.imm_data) == XF_DONE) {
@@ -669,6 +691,8 @@ int cmd_send(int argc, char **argv)
 				done_completed = true;
 		}
 		n = xroce_poll_cq(x.rcq, 16, wc);
+		if (n > 0)
+			post_recvs(&x, n);
 		for (i = 0; i < n; i++) {
 			if (XF_TYPE(wc[i].imm_data) == XF_CREDIT)
 				credits |= 1u << (XF_ARG(wc[i].imm_data) % 2);

@@ -15,7 +15,7 @@ static void maps_reset(struct xr_maps *m)
 {
 	memset(m, 0, sizeof(*m));
 	m->cfg = m->domains = m->mem = m->evq = m->mrs = -1;
-	m->conns = m->rx = m->msgs = m->stats = -1;
+	m->conns = m->rx = m->msgs = m->stats = m->rq = m->reads = -1;
 }
 
 static int prog_info(int fd, struct bpf_prog_info *info, uint32_t *ids,
@@ -157,6 +157,10 @@ int xr_maps_open_prog(uint32_t prog_id, struct xr_maps *m)
 			slot = &m->msgs;
 		else if (!strcmp(mi.name, XR_MAP_STATS))
 			slot = &m->stats;
+		else if (!strcmp(mi.name, XR_MAP_RQ))
+			slot = &m->rq;
+		else if (!strcmp(mi.name, XR_MAP_READS))
+			slot = &m->reads;
 		if (slot && *slot < 0)
 			*slot = mfd;
 		else
@@ -164,7 +168,7 @@ int xr_maps_open_prog(uint32_t prog_id, struct xr_maps *m)
 	}
 	if (m->cfg < 0 || m->domains < 0 || m->mem < 0 || m->evq < 0 ||
 	    m->mrs < 0 || m->conns < 0 || m->rx < 0 || m->msgs < 0 ||
-	    m->stats < 0) {
+	    m->stats < 0 || m->rq < 0 || m->reads < 0) {
 		xr_maps_close(m);
 		return -ENOENT;
 	}
@@ -189,7 +193,7 @@ int xr_maps_open(int ifindex, struct xr_maps *m)
 void xr_maps_close(struct xr_maps *m)
 {
 	int *fds[] = { &m->cfg, &m->domains, &m->mem, &m->evq, &m->mrs,
-		       &m->conns, &m->rx, &m->msgs, &m->stats };
+		       &m->conns, &m->rx, &m->msgs, &m->stats, &m->rq, &m->reads };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {

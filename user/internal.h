@@ -159,23 +159,48 @@ static inline uint32_t xr_cq_room(const struct xroce_cq *cq)
 int xr_cq_push(struct xroce_cq *cq, const struct xroce_wc *wc);
 
 /* ---- queue pairs ------------------------------------------------------ */
+/* Where a work request's bytes come from: ranges of the memory map. */
+struct xr_seg {
+	uint64_t loff;
+	uint32_t len;
+	uint32_t rsvd;
+};
+
+/* Kinds of send-queue entries. */
+enum {
+	XR_WK_APP = 0,      /* the application's; completes when acknowledged */
+	XR_WK_READ = 1,     /* application READ: also waits for the answer */
+	XR_WK_INTERNAL = 2, /* our answer to a peer's READ: no completion */
+};
+
 /* A work request on the send queue. */
 struct xr_swr {
 	uint64_t wr_id;
-	uint64_t loff;                     /* local data: offset in the map */
 	uint64_t raddr;
+	struct xr_seg seg1;                /* the only segment, or ... */
+	struct xr_seg *segs;               /* ... nseg > 1 segments (malloc) */
+	uint32_t nseg;
 	uint32_t len;
-	uint32_t rkey;
+	uint32_t rkey;                     /* WRITE/READ: rkey; SEND: MSN;
+					    * READ_RESP: the requester's read id */
 	uint32_t imm;
 	uint32_t msg_id;
 	uint32_t npkts;                    /* packets of the message */
 	uint32_t nsent;                    /* packets given a CSN so far */
 	uint32_t nacked;                   /* packets acknowledged */
 	uint32_t seg_off;                  /* bytes given a CSN so far */
+	uint32_t read_id;                  /* READ: our id for its answer */
+	uint64_t read_loff;                /* READ: where the answer lands */
+	uint32_t read_len;
+	uint16_t stream, ssn;
 	uint8_t opcode;                    /* XR_OP_* */
 	uint8_t status;                    /* enum xroce_wc_status */
 	uint8_t failed;
 	uint8_t signaled;                  /* completion wanted on success */
+	uint8_t kind;                      /* XR_WK_* */
+	uint8_t resp_done;                 /* READ: the answer has landed */
+	uint8_t done;                      /* completed (CQE written or not due) */
+	uint8_t rnr_count;                 /* receiver-not-ready retries used */
 };
 
 /* A packet (CSN) of the connection, in flight or waiting to be resent. */
@@ -187,7 +212,8 @@ struct xr_pk {
 	uint32_t len;
 	uint8_t state;
 	uint8_t queued;                    /* in the retransmission queue */
-	uint16_t ntx;                      /* transmissions */
+	uint8_t rnr;                       /* waiting out a receiver-not-ready */
+	uint8_t ntx;                       /* transmissions (saturating) */
 };
 
 struct xr_qpath {
@@ -197,6 +223,45 @@ struct xr_qpath {
 	uint16_t sport;
 	uint64_t retx_pkts, fast_retx, timeout_retx;
 };
+
+/* A posted receive. */
+struct xr_rwr {
+	uint64_t wr_id;
+	uint64_t mem_off;
+	uint32_t len;
+	uint32_t rsvd;
+};
+
+/* A message of a stream that completed here, waiting for its turn. */
+struct xr_rpend {
+	uint32_t msg_len;
+	uint32_t imm;
+	uint32_t msn;
+	uint8_t opcode;
+	uint8_t have;
+	uint16_t rsvd;
+	uint64_t raddr_end;
+};
+
+/* One ordered stream of a connection (allocated on first use). */
+struct xr_stream {
+	uint16_t tx_ssn;                   /* next message number we send */
+	uint16_t rx_ssn;                   /* next one to deliver here */
+	uint32_t tx_msn;                   /* receive-consuming messages sent */
+	uint32_t rq_post;                  /* receives posted */
+	uint32_t rq_done;                  /* receives consumed */
+	struct xr_rwr rq[XROCE_MAX_RECV_PER_STREAM];
+	struct xr_rpend pend[XR_MSG_SLOTS];
+};
+
+/* A peer's READ waiting for room on our send queue. */
+struct xr_rdreq {
+	uint64_t pos, laddr;
+	uint32_t len, read_id;
+	uint16_t stream;
+	uint16_t rsvd;
+};
+#define XR_RDQ 256
 
 struct xroce_qp {
 	struct xroce_device *dev;
@@ -238,11 +303,17 @@ struct xroce_qp {
 	struct xr_cc cc;
 	struct xr_qpath *path;             /* npaths entries */
 	uint64_t last_progress_ns;
-	/* receive side: completions delivered in message order */
-	uint32_t rx_next_msg;
-	struct xroce_wc rx_pend[XR_MSG_SLOTS];
-	uint8_t rx_have[XR_MSG_SLOTS];
-	uint8_t rx_show[XR_MSG_SLOTS];
+	/* streams, receives, READs */
+	struct xr_stream *streams[XROCE_MAX_STREAMS];
+	uint32_t rnr_retry;
+	uint64_t rnr_timer_ns;
+	uint32_t *rnr;                     /* CSNs waiting out an RNR, ring */
+	uint64_t *rnr_due;
+	uint32_t rnr_head, rnr_tail;
+	struct xr_rdreq rdq[XR_RDQ];       /* peers' READs not yet queued */
+	uint32_t rdq_head, rdq_tail;
+	uint64_t inline_off;               /* inline area in the memory map */
+	bool complete_dirty;               /* something may have completed */
 	/* statistics */
 	struct xr_telem *telem;            /* our slot, NULL if none was free */
 	struct xroce_qp_stats st;
@@ -252,6 +323,21 @@ struct xroce_qp {
 static inline uint32_t xr_qp_inflight_csns(const struct xroce_qp *qp)
 {
 	return qp->csn_next - qp->csn_una;
+}
+
+static inline struct xr_swr *xr_swr_at(struct xroce_qp *qp, uint32_t idx)
+{
+	return &qp->sq[idx & (qp->sq_size - 1)];
+}
+
+static inline struct xr_pk *xr_pk_at(struct xroce_qp *qp, uint32_t csn)
+{
+	return &qp->pk[csn & (qp->pk_win - 1)];
+}
+
+static inline bool xr_csn_in_flight(const struct xroce_qp *qp, uint32_t csn)
+{
+	return csn - qp->csn_una < qp->csn_next - qp->csn_una;
 }
 
 /* qp.c: BPF map state of a connection. */
@@ -271,10 +357,23 @@ void xr_ctrl_close(struct xroce_device *dev);
 void xr_ctrl_service(struct xroce_device *dev);
 void xr_ctrl_send_close(struct xroce_qp *qp);
 
-/* sender.c */
+/* sender.c: packets and transmission */
+void xr_qp_queue_retx(struct xroce_qp *qp, uint32_t csn);
+void xr_qp_pkt_acked(struct xroce_qp *qp, uint32_t csn);
+int xr_qp_send_probe(struct xroce_qp *qp, int pi, uint64_t now);
+/* acks.c: acknowledgements, timers, completions */
+void xr_qp_release_wr(struct xroce_qp *qp, struct xr_swr *w);
+/* sender.c / acks.c */
 void xr_qp_on_ack(struct xroce_qp *qp, const struct xr_evt *e);
 void xr_qp_on_probe_reply(struct xroce_qp *qp, const struct xr_evt *e);
 void xr_qp_on_recv(struct xroce_qp *qp, const struct xr_evt *e);
+void xr_qp_on_read_req(struct xroce_qp *qp, const struct xr_evt *e);
+
+/* recv.c: receives, streams, delivery of receive completions */
+struct xr_stream *xr_stream_get(struct xroce_qp *qp, uint16_t id);
+void xr_qp_deliver(struct xroce_qp *qp);
+void xr_qp_free_streams(struct xroce_qp *qp);
+void xr_qp_flush_recv(struct xroce_qp *qp);
 /* Transmit what windows and pacing allow; returns packets queued. */
 int xr_qp_transmit(struct xroce_qp *qp);
 /* Run expired timers; returns the next deadline (UINT64_MAX if none). */

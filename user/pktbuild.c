@@ -83,7 +83,20 @@ void xr_tmpl_set_sport(struct xr_tmpl *t, uint16_t sport)
 size_t xr_build_frame(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
 		      size_t hdr_len, const void *payload, size_t plen)
 {
-	size_t udp_len = UDP_LEN + hdr_len + plen;
+	struct xr_iov iov = { payload, plen };
+
+	return xr_build_frame_v(buf, t, hdr, hdr_len, &iov, plen ? 1 : 0);
+}
+
+size_t xr_build_frame_v(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
+			size_t hdr_len, const struct xr_iov *iov, int niov)
+{
+	size_t plen = 0, udp_len, off;
+	int i;
+
+	for (i = 0; i < niov; i++)
+		plen += iov[i].len;
+	udp_len = UDP_LEN + hdr_len + plen;
 	uint8_t *udp = buf + t->len - UDP_LEN;
 	uint8_t *l4p = buf + t->len;
 	uint8_t pw[8];
@@ -110,10 +123,17 @@ size_t xr_build_frame(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
 	 * without byte swapping. */
 	sum = xr_csum_partial(udp, UDP_LEN, t->pseudo);
 	sum = xr_csum_partial(l4p, hdr_len, sum);
-	if (plen)
-		sum = xr_csum_block_add(sum, xr_csum_copy(l4p + hdr_len, payload,
-							  plen, 0),
-					UDP_LEN + hdr_len);
+	/* Each piece is summed while copied; a piece starting at an odd
+	 * offset of the datagram is byte-swapped into place. */
+	off = hdr_len;
+	for (i = 0; i < niov; i++) {
+		if (!iov[i].len)
+			continue;
+		sum = xr_csum_block_add(sum, xr_csum_copy(l4p + off, iov[i].base,
+							  iov[i].len, 0),
+					UDP_LEN + off);
+		off += iov[i].len;
+	}
 	if (t->v6) {
 		put32(pw, (uint32_t)udp_len);
 		put32(pw + 4, IPPROTO_UDP);

@@ -45,4 +45,13 @@ static inline size_t xr_tmpl_l4_payload_off(const struct xr_tmpl *t)
 size_t xr_build_frame(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
 		      size_t hdr_len, const void *payload, size_t plen);
 
+/* The same with the payload gathered from niov pieces. */
+struct xr_iov {
+	const void *base;
+	size_t len;
+};
+
+size_t xr_build_frame_v(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
+			size_t hdr_len, const struct xr_iov *iov, int niov);
+
 #endif /* XR_USER_PKTBUILD_H */

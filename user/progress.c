@@ -39,6 +39,9 @@ static int on_event(void *ctx, void *data, size_t len)
 	case XR_EVT_PROBE_REPLY:
 		xr_qp_on_probe_reply(qp, e);
 		break;
+	case XR_EVT_READ_REQ:
+		xr_qp_on_read_req(qp, e);
+		break;
 	default:
 		dev->evt_bad++;
 		break;

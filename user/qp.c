@@ -16,6 +16,8 @@
 #define XR_MAX_SQ (1u << 16)
 #define XR_DEFAULT_TIMEOUT_MS 2000
 #define XR_DEFAULT_INFLIGHT 128
+#define XR_DEFAULT_RNR_RETRY 7
+#define XR_DEFAULT_RNR_TIMER_US 100
 
 static uint32_t pow2_at_least(uint32_t v)
 {
@@ -121,8 +123,13 @@ int xroce_create_qp(struct xroce_pd *pd, const struct xroce_qp_init_attr *attr,
 		qp->pk_win = XR_CSN_SEND_WIN;
 	qp->pk = calloc(qp->pk_win, sizeof(*qp->pk));
 	qp->retx = calloc(qp->pk_win, sizeof(*qp->retx));
+	qp->rnr = calloc(qp->pk_win, sizeof(*qp->rnr));
+	qp->rnr_due = calloc(qp->pk_win, sizeof(*qp->rnr_due));
 	qp->path = calloc(qp->npaths, sizeof(*qp->path));
-	if (!qp->sq || !qp->pk || !qp->retx || !qp->path) {
+	qp->rnr_retry = attr->rnr_retry ? attr->rnr_retry : XR_DEFAULT_RNR_RETRY;
+	qp->rnr_timer_ns = (attr->rnr_timer_us ? attr->rnr_timer_us :
+			    XR_DEFAULT_RNR_TIMER_US) * 1000ull;
+	if (!qp->sq || !qp->pk || !qp->retx || !qp->path || !qp->rnr || !qp->rnr_due) {
 		rc = xr_fail(&dev->log, -ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -143,6 +150,8 @@ fail:
 	free(qp->sq);
 	free(qp->pk);
 	free(qp->retx);
+	free(qp->rnr);
+	free(qp->rnr_due);
 	free(qp->path);
 	free(qp);
 	return rc;
@@ -232,25 +241,46 @@ out:
 	return rc;
 }
 
-/* Complete the send queue's outstanding work requests with errors. */
+static enum xroce_wc_opcode wc_opcode(uint8_t op)
+{
+	switch (op) {
+	case XR_OP_SEND:
+	case XR_OP_SEND_IMM:
+		return XROCE_WC_SEND;
+	case XR_OP_READ_REQ:
+		return XROCE_WC_RDMA_READ;
+	default:
+		return XROCE_WC_RDMA_WRITE;
+	}
+}
+
+/* Complete the send queue's outstanding work requests with errors (the
+ * first one not yet failed with `first`, the rest as flushed) and the
+ * posted receives as flushed. */
 static void flush_sq(struct xroce_qp *qp, enum xroce_wc_status first)
 {
 	while (qp->sq_head != qp->sq_tail) {
-		struct xr_swr *w = &qp->sq[qp->sq_head & (qp->sq_size - 1)];
+		struct xr_swr *w = xr_swr_at(qp, qp->sq_head);
 		struct xroce_wc wc = {
 			.wr_id = w->wr_id,
 			.status = w->failed ? (enum xroce_wc_status)w->status : first,
-			.opcode = XROCE_WC_RDMA_WRITE,
+			.opcode = wc_opcode(w->opcode),
 			.qp_num = qp->conn_id,
+			.stream = w->stream,
 		};
 
-		if (xr_cq_push(qp->send_cq, &wc))
-			break; /* CQ full: the rest stays queued for a later try */
-		first = XROCE_WC_WR_FLUSH_ERR;
+		if (!w->done && w->kind != XR_WK_INTERNAL) {
+			if (xr_cq_push(qp->send_cq, &wc))
+				break; /* CQ full: the rest stays for a later try */
+			first = XROCE_WC_WR_FLUSH_ERR;
+		}
+		w->done = 1;
+		xr_qp_release_wr(qp, w);
 		qp->sq_head++;
 	}
 	if (qp->sq_seg - qp->sq_head > qp->sq_tail - qp->sq_head)
 		qp->sq_seg = qp->sq_head;
+	xr_qp_flush_recv(qp);
 }
 
 void xr_qp_fail(struct xroce_qp *qp, enum xroce_wc_status status,
@@ -291,9 +321,14 @@ int xroce_destroy_qp(struct xroce_qp *qp)
 	qp->send_cq->users--;
 	qp->recv_cq->users--;
 	xr_telem_detach(qp);
+	if (qp->inline_off)
+		xr_heap_free(&dev->heap, qp->inline_off);
+	xr_qp_free_streams(qp);
 	free(qp->sq);
 	free(qp->pk);
 	free(qp->retx);
+	free(qp->rnr);
+	free(qp->rnr_due);
 	free(qp->path);
 	free(qp);
 	return 0;

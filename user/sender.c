@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The sending side of a queue pair.
+ * The sending side of a queue pair: paths, packets and transmission.
  *
  * Work requests are cut into packets lazily, when windows allow: each
  * packet gets the connection's next CSN (its identity for good) and, at
  * every transmission, a path chosen by the congestion controller and that
- * path's next PSN.  ACK records from XDP feed each path's loss detector
- * (txpath.c) and the congestion controller (cc.c); CSNs they declare lost
- * go to the retransmission queue and are resent on whatever path is picked
- * next.  A work request completes when all its packets are acknowledged,
- * in posting order.
+ * path's next PSN.  CSNs declared lost (acks.c) wait in the retransmission
+ * queue and are resent on whatever path is picked next.  Peers' READs are
+ * answered here too: each becomes an internal work request whose packets
+ * (READ_RESP) are sent and recovered like any others.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,21 +21,6 @@
 
 #define XR_TX_BUDGET 64         /* packets per QP per progress round */
 #define XR_ECN_ECT0 2
-
-static inline struct xr_swr *swr(struct xroce_qp *qp, uint32_t idx)
-{
-	return &qp->sq[idx & (qp->sq_size - 1)];
-}
-
-static inline struct xr_pk *pkt(struct xroce_qp *qp, uint32_t csn)
-{
-	return &qp->pk[csn & (qp->pk_win - 1)];
-}
-
-static inline bool csn_in_flight(const struct xroce_qp *qp, uint32_t csn)
-{
-	return csn - qp->csn_una < qp->csn_next - qp->csn_una;
-}
 
 static uint16_t pick_sport(const struct xroce_qp *qp, uint32_t self)
 {
@@ -117,100 +101,49 @@ int xr_qp_init_paths(struct xroce_qp *qp)
 	return 0;
 }
 
-/* ---- posting ---------------------------------------------------------- */
-int xroce_post_send(struct xroce_qp *qp, struct xroce_send_wr *wr,
-		    struct xroce_send_wr **bad_wr)
+/* ---- packet sources ---------------------------------------------------- */
+/* A peer's READ becomes an internal work request once there is room. */
+static void queue_read_answers(struct xroce_qp *qp)
 {
-	struct xroce_device *dev;
-	int rc = 0;
+	while (qp->rdq_head != qp->rdq_tail &&
+	       qp->sq_tail - qp->sq_head < qp->sq_size) {
+		struct xr_rdreq *q = &qp->rdq[qp->rdq_head++ % XR_RDQ];
+		struct xr_stream *st = xr_stream_get(qp, q->stream);
+		struct xr_swr *w = xr_swr_at(qp, qp->sq_tail);
 
-	if (bad_wr)
-		*bad_wr = wr;
-	if (!qp || !wr)
-		return -EINVAL;
-	dev = qp->dev;
-	if (qp->state != XROCE_QPS_RTS)
-		return xr_fail(&dev->log, -EINVAL, "xroce_post_send: qp %u is %s",
-			       qp->conn_id, qp->state == XROCE_QPS_ERR ?
-			       "in the error state" : "not connected");
-	if (qp->sq_head == qp->sq_tail && qp->csn_una == qp->csn_next)
-		qp->last_progress_ns = xr_now_ns(); /* idle until now */
-	for (; wr; wr = wr->next) {
-		struct xr_swr *w;
-		uint64_t addr = 0;
-		uint32_t len = 0;
-
-		if (bad_wr)
-			*bad_wr = wr;
-		if (wr->opcode != XROCE_WR_RDMA_WRITE &&
-		    wr->opcode != XROCE_WR_RDMA_WRITE_WITH_IMM) {
-			rc = xr_fail(&dev->log, -EINVAL, "xroce_post_send: unsupported "
-				     "opcode %d", wr->opcode);
+		if (!st)
 			break;
-		}
-		if (wr->num_sge < 0 || wr->num_sge > XROCE_MAX_SGE ||
-		    (wr->num_sge && !wr->sg_list)) {
-			rc = xr_fail(&dev->log, -EINVAL, "xroce_post_send: num_sge "
-				     "must be 0..%d with an sg_list", XROCE_MAX_SGE);
-			break;
-		}
-		if (wr->send_flags & ~(unsigned int)XROCE_SEND_SIGNALED) {
-			rc = xr_fail(&dev->log, -EINVAL, "xroce_post_send: unknown "
-				     "send_flags %#x", wr->send_flags);
-			break;
-		}
-		if (wr->num_sge) {
-			addr = wr->sg_list[0].addr;
-			len = wr->sg_list[0].length;
-			if (!xr_mr_find(qp->pd, wr->sg_list[0].lkey, addr, len)) {
-				rc = xr_fail(&dev->log, -EINVAL, "xroce_post_send: "
-					     "[%#llx, +%u) is not inside a region of "
-					     "this PD with lkey %#x",
-					     (unsigned long long)addr, len,
-					     wr->sg_list[0].lkey);
-				break;
-			}
-		}
-		if (qp->sq_tail - qp->sq_head >= qp->sq_size) {
-			rc = xr_fail(&dev->log, -ENOMEM, "xroce_post_send: send "
-				     "queue full (%u)", qp->sq_size);
-			break;
-		}
-		w = swr(qp, qp->sq_tail);
+		xr_qp_release_wr(qp, w);
 		memset(w, 0, sizeof(*w));
-		w->wr_id = wr->wr_id;
-		w->loff = addr ? (uint64_t)((uint8_t *)(uintptr_t)addr - dev->mem) : 0;
-		w->len = len;
-		w->raddr = wr->rdma.remote_addr;
-		w->rkey = wr->rdma.rkey;
-		w->imm = wr->imm_data;
-		w->opcode = wr->opcode == XROCE_WR_RDMA_WRITE ? XR_OP_WRITE :
-							       XR_OP_WRITE_IMM;
-		w->signaled = !!(wr->send_flags & XROCE_SEND_SIGNALED);
+		w->kind = XR_WK_INTERNAL;
+		w->opcode = XR_OP_READ_RESP;
+		w->raddr = q->laddr;
+		w->rkey = q->read_id;
+		w->len = q->len;
+		w->nseg = q->len ? 1 : 0;
+		w->seg1.loff = q->pos;
+		w->seg1.len = q->len;
+		w->stream = q->stream;
+		w->ssn = st->tx_ssn++;
 		w->msg_id = qp->next_msg_id++;
-		w->npkts = len ? (len + qp->seg_max - 1) / qp->seg_max : 1;
+		w->npkts = w->len ? (w->len + qp->seg_max - 1) / qp->seg_max : 1;
 		qp->sq_tail++;
 	}
-	if (rc == 0 && bad_wr)
-		*bad_wr = NULL;
-	xr_progress(dev);
-	return rc;
 }
 
-/* ---- packet sources ---------------------------------------------------- */
 /* The next CSN to (re)send, without taking it; false if none. */
 static bool peek_csn(struct xroce_qp *qp, uint32_t *csn, bool *retx)
 {
 	while (qp->retx_head != qp->retx_tail) {
 		uint32_t c = qp->retx[qp->retx_head & (qp->pk_win - 1)];
-		struct xr_pk *pk = pkt(qp, c);
+		struct xr_pk *pk = xr_pk_at(qp, c);
 
-		if (csn_in_flight(qp, c) && pk->state == XR_PK_INFLIGHT) {
+		if (xr_csn_in_flight(qp, c) && pk->state == XR_PK_INFLIGHT && !pk->rnr) {
 			*csn = c;
 			*retx = true;
 			return true;
 		}
-		pk->queued = 0; /* acknowledged meanwhile: nothing to resend */
+		pk->queued = 0; /* acknowledged (or parked) meanwhile */
 		qp->retx_head++;
 	}
 	if (qp->csn_next - qp->csn_una >= qp->pk_win || qp->sq_seg == qp->sq_tail)
@@ -226,7 +159,7 @@ static bool peek_csn(struct xroce_qp *qp, uint32_t *csn, bool *retx)
 /* Take the CSN peek_csn returned. */
 static struct xr_pk *take_csn(struct xroce_qp *qp, uint32_t csn, bool retx)
 {
-	struct xr_pk *pk = pkt(qp, csn);
+	struct xr_pk *pk = xr_pk_at(qp, csn);
 	struct xr_swr *w;
 
 	if (retx) {
@@ -234,12 +167,13 @@ static struct xr_pk *take_csn(struct xroce_qp *qp, uint32_t csn, bool retx)
 		pk->queued = 0;
 		return pk;
 	}
-	w = swr(qp, qp->sq_seg);
+	w = xr_swr_at(qp, qp->sq_seg);
 	pk->wr = qp->sq_seg;
 	pk->off = w->seg_off;
 	pk->len = w->len - w->seg_off < qp->seg_max ? w->len - w->seg_off : qp->seg_max;
 	pk->state = XR_PK_INFLIGHT;
 	pk->queued = 0;
+	pk->rnr = 0;
 	pk->ntx = 0;
 	w->seg_off += pk->len;
 	if (++w->nsent == w->npkts)
@@ -248,34 +182,35 @@ static struct xr_pk *take_csn(struct xroce_qp *qp, uint32_t csn, bool retx)
 	return pk;
 }
 
-static void queue_retx(struct xroce_qp *qp, uint32_t csn)
+void xr_qp_queue_retx(struct xroce_qp *qp, uint32_t csn)
 {
 	struct xr_pk *pk;
 
-	if (!csn_in_flight(qp, csn))
+	if (!xr_csn_in_flight(qp, csn))
 		return;
-	pk = pkt(qp, csn);
-	if (pk->state != XR_PK_INFLIGHT || pk->queued)
+	pk = xr_pk_at(qp, csn);
+	if (pk->state != XR_PK_INFLIGHT || pk->queued || pk->rnr)
 		return;
 	pk->queued = 1;
 	qp->retx[qp->retx_tail++ & (qp->pk_win - 1)] = csn;
 }
 
-static void pkt_acked(struct xroce_qp *qp, uint32_t csn)
+void xr_qp_pkt_acked(struct xroce_qp *qp, uint32_t csn)
 {
 	struct xr_pk *pk;
 
-	if (!csn_in_flight(qp, csn))
+	if (!xr_csn_in_flight(qp, csn))
 		return;
-	pk = pkt(qp, csn);
+	pk = xr_pk_at(qp, csn);
 	if (pk->state != XR_PK_INFLIGHT)
 		return;
 	pk->state = XR_PK_ACKED;
-	swr(qp, pk->wr)->nacked++;
+	xr_swr_at(qp, pk->wr)->nacked++;
 	qp->st.acked_bytes += pk->len;
+	qp->complete_dirty = true;
 	while (qp->csn_una != qp->csn_next &&
-	       pkt(qp, qp->csn_una)->state == XR_PK_ACKED) {
-		pkt(qp, qp->csn_una)->state = XR_PK_FREE;
+	       xr_pk_at(qp, qp->csn_una)->state == XR_PK_ACKED) {
+		xr_pk_at(qp, qp->csn_una)->state = XR_PK_FREE;
 		qp->csn_una++;
 	}
 }
@@ -290,7 +225,7 @@ void xr_qp_acked_below(struct xroce_qp *qp, uint32_t csn)
 		return;
 	end = xr_seq_diff(csn, qp->csn_next) < 0 ? csn : qp->csn_next;
 	for (c = qp->csn_una; c != end; c++)
-		pkt_acked(qp, c);
+		xr_qp_pkt_acked(qp, c);
 }
 
 /* ---- transmission ------------------------------------------------------ */
@@ -300,19 +235,59 @@ static void frame_put(struct xr_plane *pl, uint64_t addr)
 						 XR_PAGE_SIZE);
 }
 
+/* The payload of [off, off + len) of w's message, as pieces of memory. */
+static int gather(struct xroce_qp *qp, const struct xr_swr *w, uint32_t off,
+		  uint32_t len, struct xr_iov *iov, int max)
+{
+	const struct xr_seg *segs = w->nseg > 1 ? w->segs : &w->seg1;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < w->nseg && len; i++) {
+		uint32_t take;
+
+		if (off >= segs[i].len) {
+			off -= segs[i].len;
+			continue;
+		}
+		if ((int)n == max)
+			return -1;
+		take = segs[i].len - off < len ? segs[i].len - off : len;
+		iov[n].base = qp->dev->mem + segs[i].loff + off;
+		iov[n].len = take;
+		n++;
+		len -= take;
+		off = 0;
+	}
+	return len ? -1 : (int)n;
+}
+
 static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 		       struct xr_pk *pk, uint64_t now)
 {
 	struct xroce_device *dev = qp->dev;
 	struct xr_qpath *p = &qp->path[pi];
 	struct xr_plane *pl = &dev->plane[p->plane];
-	struct xr_swr *w = swr(qp, pk->wr);
+	struct xr_swr *w = xr_swr_at(qp, pk->wr);
+	struct xr_iov iov[XROCE_MAX_SGE];
+	struct xr_read_req rr;
 	struct xr_data_hdr h;
 	uint64_t addr;
 	uint32_t psn;
 	size_t len;
-	int rc;
+	int rc, niov;
 
+	if (w->opcode == XR_OP_READ_REQ) {
+		rr.laddr = htobe64((uint64_t)(uintptr_t)(dev->mem + w->read_loff));
+		rr.len = htonl(w->read_len);
+		rr.read_id = htonl(w->read_id);
+		iov[0].base = &rr;
+		iov[0].len = sizeof(rr);
+		niov = 1;
+	} else {
+		niov = gather(qp, w, pk->off, pk->len, iov, XROCE_MAX_SGE);
+		if (niov < 0)
+			return -EINVAL; /* cannot happen: segments cover w->len */
+	}
 	rc = xr_plane_frame_get(pl, &addr);
 	if (rc)
 		return rc;
@@ -340,14 +315,15 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 	h.psn_base = htonl(xr_txpath_base(&p->tp));
 	h.csn = htonl(csn);
 	h.ts = htonl((uint32_t)now);
-	h.raddr = htobe64(w->raddr + pk->off);
+	h.raddr = htobe64(w->raddr ? w->raddr + pk->off : 0);
 	h.rkey = htonl(w->rkey);
 	h.msg_id = htonl(w->msg_id);
 	h.msg_len = htonl(w->len);
 	h.msg_off = htonl(pk->off);
 	h.imm = htonl(w->imm);
-	len = xr_build_frame(dev->mem + addr, &p->tmpl, &h, sizeof(h),
-			     dev->mem + w->loff + pk->off, pk->len);
+	h.stream = htons(w->stream);
+	h.ssn = htons(w->ssn);
+	len = xr_build_frame_v(dev->mem + addr, &p->tmpl, &h, sizeof(h), iov, niov);
 	rc = xr_xsk_tx_push(pl->xsk, addr, (uint32_t)len);
 	if (rc) {
 		/* Cannot happen: the caller checked for a free slot.  The PSN is
@@ -362,7 +338,8 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 		qp->st.retx_pkts++;
 		qp->st.retx_bytes += pk->len;
 	}
-	pk->ntx++;
+	if (pk->ntx < UINT8_MAX)
+		pk->ntx++;
 	qp->st.tx_pkts++;
 	qp->st.tx_bytes += pk->len;
 	return 0;
@@ -386,6 +363,7 @@ int xr_qp_transmit(struct xroce_qp *qp)
 
 	if (qp->state != XROCE_QPS_RTS)
 		return 0;
+	queue_read_answers(qp);
 	while (n < XR_TX_BUDGET) {
 		struct xr_plane *pl;
 		struct xr_pk *pk;
@@ -409,7 +387,7 @@ int xr_qp_transmit(struct xroce_qp *qp)
 		pk = take_csn(qp, csn, retx);
 		if (send_packet(qp, pi, csn, pk, now)) {
 			/* No frame or slot after all: resend it later. */
-			queue_retx(qp, csn);
+			xr_qp_queue_retx(qp, csn);
 			break;
 		}
 		n++;
@@ -417,127 +395,7 @@ int xr_qp_transmit(struct xroce_qp *qp)
 	return n;
 }
 
-/* ---- acknowledgements ------------------------------------------------ */
-static void apply_result(struct xroce_qp *qp, int pi,
-			 const struct xr_ack_result *res, bool timeout)
-{
-	uint32_t i;
-
-	for (i = 0; i < res->nacked; i++)
-		pkt_acked(qp, res->acked[i].csn);
-	for (i = 0; i < res->nlost; i++) {
-		queue_retx(qp, res->lost[i].csn);
-		if (timeout) {
-			qp->path[pi].timeout_retx++;
-			qp->st.timeout_retx++;
-		} else {
-			qp->path[pi].fast_retx++;
-			qp->st.fast_retx++;
-		}
-	}
-	if (res->nacked)
-		qp->last_progress_ns = qp->dev->now_ns;
-}
-
-static void handle_cc_events(struct xroce_qp *qp)
-{
-	struct xr_ack_result *res = &qp->dev->res;
-	uint32_t i;
-
-	for (i = 0; i < qp->npaths; i++) {
-		uint32_t ev = xr_cc_take_events(&qp->cc, (int)i);
-		struct xr_qpath *p = &qp->path[i];
-
-		if (!ev)
-			continue;
-		if (ev & XR_CC_EV_SUSPECT) {
-			xr_txpath_abandon_all(&p->tp, res);
-			xr_cc_on_abandon(&qp->cc, (int)i, res);
-			apply_result(qp, (int)i, res, true);
-			xr_log(&qp->dev->log, XROCE_LOG_INFO,
-			       "qp %u path %u suspect: moved %u packets elsewhere",
-			       qp->conn_id, i, res->nlost);
-		}
-		if (ev & XR_CC_EV_REROUTE) {
-			p->sport = pick_sport(qp, i);
-			xr_tmpl_set_sport(&p->tmpl, p->sport);
-		}
-		if (ev & XR_CC_EV_DOWN)
-			xr_log(&qp->dev->log, XROCE_LOG_INFO, "qp %u path %u down",
-			       qp->conn_id, i);
-		if (ev & XR_CC_EV_RESTORED)
-			xr_log(&qp->dev->log, XROCE_LOG_INFO,
-			       "qp %u path %u back in service", qp->conn_id, i);
-	}
-}
-
-static enum xroce_wc_status nak_status(uint8_t reason)
-{
-	switch (reason) {
-	case XR_NAK_BAD_KEY:
-	case XR_NAK_BOUNDS:
-	case XR_NAK_ACCESS:
-		return XROCE_WC_REM_ACCESS_ERR;
-	default:
-		return XROCE_WC_REM_INV_REQ_ERR;
-	}
-}
-
-static void handle_nak(struct xroce_qp *qp, const struct xr_evt *e)
-{
-	uint32_t csn = e->ack.nak_csn;
-	struct xr_swr *w;
-	struct xr_pk *pk;
-
-	if (!csn_in_flight(qp, csn))
-		return;
-	pk = pkt(qp, csn);
-	if (pk->state != XR_PK_INFLIGHT)
-		return;
-	w = swr(qp, pk->wr);
-	if (w->failed)
-		return;
-	w->failed = 1;
-	w->status = (uint8_t)nak_status(e->ack.reason);
-	xr_log(&qp->dev->log, XROCE_LOG_WARN,
-	       "qp %u: the peer rejected work request %llu (NAK reason %u)",
-	       qp->conn_id, (unsigned long long)w->wr_id, e->ack.reason);
-}
-
-void xr_qp_on_ack(struct xroce_qp *qp, const struct xr_evt *e)
-{
-	struct xr_ack_result *res = &qp->dev->res;
-	uint64_t now = qp->dev->now_ns;
-	struct xr_ack_view v;
-	int pi = e->path;
-
-	if (qp->state != XROCE_QPS_RTS)
-		return;
-	if (e->path >= qp->npaths) {
-		qp->dev->evt_bad++;
-		return;
-	}
-	if (e->type == XR_EVT_NAK)
-		handle_nak(qp, e);
-	xr_ack_view_from_evt(&v, e);
-	xr_txpath_on_ack(&qp->path[pi].tp, &v, now, res);
-	xr_cc_on_ack(&qp->cc, pi, &v, res, &qp->path[pi].tp, now);
-	apply_result(qp, pi, res, false);
-	if (v.rate_hint)
-		qp->rate_hint = v.rate_hint;
-	handle_cc_events(qp);
-}
-
-void xr_qp_on_probe_reply(struct xroce_qp *qp, const struct xr_evt *e)
-{
-	if (qp->state != XROCE_QPS_RTS || e->path >= qp->npaths)
-		return;
-	xr_cc_on_probe_reply(&qp->cc, e->path, e->probe.seq, e->probe.rate_hint,
-			     qp->dev->now_ns);
-	handle_cc_events(qp);
-}
-
-static void send_probe(struct xroce_qp *qp, int pi, uint64_t now)
+int xr_qp_send_probe(struct xroce_qp *qp, int pi, uint64_t now)
 {
 	struct xr_qpath *p = &qp->path[pi];
 	struct xr_plane *pl = &qp->dev->plane[p->plane];
@@ -546,7 +404,7 @@ static void send_probe(struct xroce_qp *qp, int pi, uint64_t now)
 	size_t len;
 
 	if (xr_plane_frame_get(pl, &addr))
-		return;
+		return -ENOSPC;
 	memset(&h, 0, sizeof(h));
 	h.ver_type = XR_VER_TYPE(XR_T_PROBE);
 	h.path = (uint8_t)pi;
@@ -557,133 +415,8 @@ static void send_probe(struct xroce_qp *qp, int pi, uint64_t now)
 	len = xr_build_frame(qp->dev->mem + addr, &p->tmpl, &h, sizeof(h), NULL, 0);
 	if (xr_xsk_tx_push(pl->xsk, addr, (uint32_t)len)) {
 		frame_put(pl, addr);
-		return;
+		return -ENOSPC;
 	}
 	pl->need_kick = true;
-}
-
-uint64_t xr_qp_timers(struct xroce_qp *qp)
-{
-	struct xr_ack_result *res = &qp->dev->res;
-	uint64_t now = qp->dev->now_ns, next = UINT64_MAX, dl;
-	uint32_t i;
-
-	if (qp->state != XROCE_QPS_RTS)
-		return UINT64_MAX;
-	for (i = 0; i < qp->npaths; i++) {
-		struct xr_txpath *tp = &qp->path[i].tp;
-
-		dl = xr_txpath_next_deadline(tp);
-		if (dl <= now && xr_txpath_on_timer(tp, now, res) > 0) {
-			xr_cc_on_timeout(&qp->cc, (int)i, res, now);
-			apply_result(qp, (int)i, res, true);
-		}
-		dl = xr_txpath_next_deadline(tp);
-		if (dl < next)
-			next = dl;
-	}
-	dl = xr_cc_next_deadline(&qp->cc);
-	if (dl <= now) {
-		xr_cc_on_timer(&qp->cc, now);
-		dl = xr_cc_next_deadline(&qp->cc);
-	}
-	if (dl < next)
-		next = dl;
-	handle_cc_events(qp);
-	for (i = 0; i < qp->npaths; i++) {
-		dl = xr_cc_probe_due(&qp->cc, (int)i);
-		if (dl <= now) {
-			send_probe(qp, (int)i, now);
-			dl = xr_cc_probe_due(&qp->cc, (int)i);
-		}
-		if (dl < next)
-			next = dl;
-	}
-	/* The peer is gone if nothing has been acknowledged for timeout_ms
-	 * while work was outstanding. */
-	if (qp->csn_una != qp->csn_next || qp->sq_head != qp->sq_tail) {
-		dl = qp->last_progress_ns + (uint64_t)qp->timeout_ms * 1000000ull;
-		if (now >= dl) {
-			char why[96];
-
-			snprintf(why, sizeof(why), "no acknowledgement from the peer "
-				 "for %u ms", qp->timeout_ms);
-			xr_qp_fail(qp, XROCE_WC_RETRY_EXC_ERR, why);
-			return UINT64_MAX;
-		}
-		if (dl < next)
-			next = dl;
-	}
-	return next;
-}
-
-/* ---- completions ------------------------------------------------------ */
-void xr_qp_on_recv(struct xroce_qp *qp, const struct xr_evt *e)
-{
-	uint32_t msg = e->recv.msg_id, slot = msg % XR_MSG_SLOTS;
-	struct xroce_wc *wc;
-
-	if (msg - qp->rx_next_msg >= XR_MSG_SLOTS || qp->rx_have[slot]) {
-		qp->dev->evt_bad++;
-		xr_log(&qp->dev->log, XROCE_LOG_DEBUG, "qp %u: completion of message "
-		       "%u ignored (expecting %u%s)", qp->conn_id, msg,
-		       qp->rx_next_msg, qp->rx_have[slot] ? ", slot busy" : "");
-		return;
-	}
-	wc = &qp->rx_pend[slot];
-	memset(wc, 0, sizeof(*wc));
-	wc->status = XROCE_WC_SUCCESS;
-	wc->byte_len = e->recv.msg_len;
-	wc->qp_num = qp->conn_id;
-	wc->remote_addr_end = e->recv.raddr_end;
-	if (e->recv.opcode == XR_OP_WRITE_IMM) {
-		wc->opcode = XROCE_WC_RECV_RDMA_WITH_IMM;
-		wc->imm_data = e->recv.imm;
-		wc->wc_flags = XROCE_WC_WITH_IMM;
-	} else {
-		wc->opcode = XROCE_WC_RECV_RDMA_WRITE;
-	}
-	qp->rx_show[slot] = e->recv.opcode == XR_OP_WRITE_IMM ||
-			    (qp->flags & XROCE_QP_NOTIFY_WRITES);
-	qp->rx_have[slot] = 1;
-}
-
-void xr_qp_complete(struct xroce_qp *qp)
-{
-	/* Receive side, in message order. */
-	for (;;) {
-		uint32_t slot = qp->rx_next_msg % XR_MSG_SLOTS;
-
-		if (!qp->rx_have[slot])
-			break;
-		if (qp->rx_show[slot] && xr_cq_push(qp->recv_cq, &qp->rx_pend[slot]))
-			break;
-		qp->rx_have[slot] = 0;
-		qp->rx_next_msg++;
-	}
-	/* Send side, in posting order. */
-	while (qp->sq_head != qp->sq_seg) {
-		struct xr_swr *w = swr(qp, qp->sq_head);
-		struct xroce_wc wc;
-
-		if (w->failed) {
-			xr_qp_fail(qp, (enum xroce_wc_status)w->status,
-				   "the peer rejected a work request");
-			return;
-		}
-		if (w->nacked < w->npkts)
-			break;
-		if (w->signaled) {
-			memset(&wc, 0, sizeof(wc));
-			wc.wr_id = w->wr_id;
-			wc.status = XROCE_WC_SUCCESS;
-			wc.opcode = XROCE_WC_RDMA_WRITE;
-			wc.byte_len = w->len;
-			wc.qp_num = qp->conn_id;
-			if (xr_cq_push(qp->send_cq, &wc))
-				break;
-		}
-		qp->sq_head++;
-		qp->st.wr_completed++;
-	}
+	return 0;
 }

@@ -34,6 +34,8 @@
 #define XR_MAP_MSGS "xr_msgs"
 #define XR_MAP_STATS "xr_stats"
 #define XR_MAP_ACT "xr_act"
+#define XR_MAP_RQ "xr_rq"
+#define XR_MAP_READS "xr_reads"
 
 #define XR_PAGE_SHIFT 12
 #define XR_PAGE_SIZE (1u << XR_PAGE_SHIFT)
@@ -162,6 +164,39 @@ struct xr_rx_state {
 	struct xr_rx_path path[XR_MAX_PATHS];
 };
 
+/* ---- xr_rq: HASH posted receives, for SEND placement ------------------ */
+/* The library posts the n-th receive of a stream under slot n % XR_RQ_SLOTS
+ * with msn = n; a SEND carrying MSN n lands in it, or is NAKed "receiver
+ * not ready" if nothing (or an older receive) is there. */
+#define XR_RQ_SLOTS 256
+#define XR_DEFAULT_MAX_RQ 65536
+
+struct xr_rq_key {
+	__u32 conn;
+	__u16 stream;
+	__u16 slot;
+};
+
+struct xr_rq_ent {
+	__u32 msn;
+	__u32 len;               /* buffer length */
+	__u64 mem_off;           /* buffer's position in the domain's memory */
+};
+
+/* ---- xr_reads: HASH open READ windows, for READ_RESP placement -------- */
+#define XR_DEFAULT_MAX_READS 65536
+
+struct xr_read_key {
+	__u32 conn;
+	__u32 read_id;
+};
+
+struct xr_read_ent {
+	__u64 mem_off;           /* where the answer goes */
+	__u32 len;               /* exactly this many bytes */
+	__u32 rsvd;
+};
+
 /* ---- xr_msgs: ARRAY[max_conns * XR_MSG_SLOTS] of __u64 ---------------- */
 /* Slot of message m of connection c is c * XR_MSG_SLOTS + m % XR_MSG_SLOTS.
  * Value: msg_id << 32 | payload bytes placed so far. */
@@ -263,6 +298,7 @@ enum xr_evt_type {
 	XR_EVT_NAK = 2,          /* a NAK: one packet was rejected */
 	XR_EVT_RECV = 3,         /* a message's last byte landed here */
 	XR_EVT_PROBE_REPLY = 4,
+	XR_EVT_READ_REQ = 5,     /* a peer asks to read (validated) */
 };
 
 struct xr_evt_ack {
@@ -286,9 +322,21 @@ struct xr_evt_recv {
 	__u16 stream;
 	__u8 opcode;
 	__u8 rsvd;
-	__u64 raddr_end;         /* raddr + len of the packet that completed it */
+	__u64 raddr_end;         /* the message's end: raddr - msg_off + msg_len */
+	__u32 rkey;              /* WRITE: rkey; SEND: MSN; READ_RESP: read id */
+	__u16 ssn;
+	__u16 rsvd1;
+};
+
+struct xr_evt_read {
+	__u64 raddr;             /* what to read, at this host */
+	__u64 pos;               /* its position in our memory map (validated) */
+	__u64 laddr;             /* requester's address for the answer */
+	__u32 len;
+	__u32 read_id;
 	__u32 rkey;
-	__u32 rsvd1;
+	__u16 stream;
+	__u16 ssn;
 };
 
 struct xr_evt_probe {
@@ -308,6 +356,7 @@ struct xr_evt {
 		struct xr_evt_ack ack;
 		struct xr_evt_recv recv;
 		struct xr_evt_probe probe;
+		struct xr_evt_read read;
 	};
 };
 

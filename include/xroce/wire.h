@@ -99,7 +99,22 @@ enum xr_nak_reason {
  *  52..55 msg_off    offset of this payload within the message
  *  56..59 imm        immediate data (WRITE_IMM / SEND_IMM)
  *  60..61 stream     ordered stream the message belongs to
- *  62..63 rsvd       zero
+ *  62..63 ssn        stream sequence number: the message's place in its
+ *                    stream (16 bits, wraps); receive completions of a
+ *                    stream are delivered in this order
+ *
+ * Per opcode:
+ *  WRITE, WRITE_IMM  raddr/rkey: where the payload goes.
+ *  SEND, SEND_IMM    raddr 0; the rkey field carries the MSN, the index of
+ *                    the stream's posted receive the message consumes (the
+ *                    n-th SEND/SEND_IMM of a stream fills its n-th posted
+ *                    receive): placement needs no round trip.
+ *  READ_REQ          raddr/rkey: what to read at the responder; payload =
+ *                    struct xr_read_req (where the answer goes at the
+ *                    requester, how much, and the read's id).
+ *  READ_RESP         raddr: requester's address of this payload; the rkey
+ *                    field carries the read's id: the requester places it
+ *                    only inside the window that read opened.
  */
 struct xr_data_hdr {
 	__u8 ver_type;
@@ -119,7 +134,14 @@ struct xr_data_hdr {
 	__be32 msg_off;
 	__be32 imm;
 	__be16 stream;
-	__be16 rsvd;
+	__be16 ssn;
+} __attribute__((packed, aligned(4)));
+
+/* Payload of a READ_REQ. */
+struct xr_read_req {
+	__be64 laddr;            /* requester's address the answer goes to */
+	__be32 len;              /* bytes to read */
+	__be32 read_id;          /* requester's id of this read */
 } __attribute__((packed, aligned(4)));
 
 /*
@@ -276,6 +298,8 @@ _Static_assert(XR_OFF(struct xr_data_hdr, msg_len) == 48, "msg_len");
 _Static_assert(XR_OFF(struct xr_data_hdr, msg_off) == 52, "msg_off");
 _Static_assert(XR_OFF(struct xr_data_hdr, imm) == 56, "imm");
 _Static_assert(XR_OFF(struct xr_data_hdr, stream) == 60, "stream");
+_Static_assert(XR_OFF(struct xr_data_hdr, ssn) == 62, "ssn");
+_Static_assert(sizeof(struct xr_read_req) == 16, "read request size");
 
 _Static_assert(sizeof(struct xr_ack_hdr) == 80, "ack header size");
 _Static_assert(XR_OFF(struct xr_ack_hdr, dst_conn) == 4, "ack dst_conn");

@@ -44,7 +44,11 @@ extern "C" {
 #define XROCE_MAX_PLANES 4
 #define XROCE_MAX_PATHS 16
 #define XROCE_DEFAULT_PATHS 8
-#define XROCE_MAX_SGE 1
+#define XROCE_MAX_SGE 16        /* scatter-gather entries of a send */
+#define XROCE_MAX_RECV_SGE 1    /* ... of a receive */
+#define XROCE_MAX_INLINE 256    /* bytes of an inline send */
+#define XROCE_MAX_STREAMS 1024  /* streams per queue pair: ids 0..1023 */
+#define XROCE_MAX_RECV_PER_STREAM 256 /* receives posted per stream */
 #define XROCE_MAX_MSG_SIZE 0xffffffffu
 
 struct xroce_device;
@@ -131,11 +135,16 @@ enum xroce_wc_status {
 
 enum xroce_wc_opcode {
 	XROCE_WC_RDMA_WRITE = 1,
-	/* Receiver side: a WRITE_WITH_IMM landed (imm_data valid). */
+	/* Receiver side: a WRITE_WITH_IMM landed (imm_data valid); it consumed
+	 * the stream's next posted receive (wr_id is that receive's). */
 	XROCE_WC_RECV_RDMA_WITH_IMM = 2,
 	/* Receiver side, xroce extension: a plain WRITE landed completely.
-	 * Only on QPs created with XROCE_QP_NOTIFY_WRITES. */
+	 * Only on QPs created with XROCE_QP_NOTIFY_WRITES; wr_id 0. */
 	XROCE_WC_RECV_RDMA_WRITE = 3,
+	XROCE_WC_SEND = 4,
+	XROCE_WC_RDMA_READ = 5,
+	/* Receiver side: a SEND filled a posted receive. */
+	XROCE_WC_RECV = 6,
 };
 
 enum xroce_wc_flags { XROCE_WC_WITH_IMM = 1 };
@@ -151,6 +160,7 @@ struct xroce_wc {
 	/* Receiver side: where the message ended (raddr + len of its last
 	 * byte); lets a receiver find a WRITE's data without a SEND. */
 	uint64_t remote_addr_end;
+	uint16_t stream;           /* stream of the work request / message */
 };
 
 int xroce_create_cq(struct xroce_device *dev, int cqe, struct xroce_cq **out);
@@ -182,6 +192,11 @@ struct xroce_qp_init_attr {
 	 * congestion window); 0 = 128, which keeps a connection's bursts
 	 * inside a 256-entry receive ring (veth).  Raise it on long paths. */
 	uint32_t max_inflight;
+	/* Receiver not ready: a SEND finding no posted receive is refused
+	 * and retried after rnr_timer_us (doubling), at most rnr_retry times,
+	 * then fails with XROCE_WC_RNR_RETRY_EXC_ERR.  0 = 7 tries, 100 us. */
+	uint32_t rnr_retry;
+	uint32_t rnr_timer_us;
 };
 
 enum xroce_qp_state {
@@ -220,10 +235,18 @@ int xroce_get_private_data(const struct xroce_qp *qp, void *buf, size_t len);
 enum xroce_wr_opcode {
 	XROCE_WR_RDMA_WRITE = 1,
 	XROCE_WR_RDMA_WRITE_WITH_IMM = 2,
+	XROCE_WR_SEND = 3,
+	XROCE_WR_SEND_WITH_IMM = 4,
+	/* Read remote memory into sg_list[0] (one entry, LOCAL_WRITE).  The
+	 * responder's library answers it during its progress calls. */
+	XROCE_WR_RDMA_READ = 5,
 };
 
 enum xroce_send_flags {
-	XROCE_SEND_SIGNALED = 1, /* generate a completion (always, for now) */
+	XROCE_SEND_SIGNALED = 1, /* completion on success (errors always) */
+	/* Copy the payload at post time (at most XROCE_MAX_INLINE bytes); the
+	 * buffer may be reused at once and needs no memory region. */
+	XROCE_SEND_INLINE = 2,
 };
 
 struct xroce_sge {
@@ -244,11 +267,30 @@ struct xroce_send_wr {
 		uint64_t remote_addr;
 		uint32_t rkey;
 	} rdma;
+	/* Ordered stream (0..XROCE_MAX_STREAMS-1).  Completions are in order
+	 * within a stream and independent across streams: a loss on one
+	 * stream does not hold back another's. */
+	uint16_t stream;
 };
 
 /* Queue work; on error *bad_wr points at the first request not queued. */
 int xroce_post_send(struct xroce_qp *qp, struct xroce_send_wr *wr,
 		    struct xroce_send_wr **bad_wr);
+
+/* A receive buffer for the stream's next SEND (or WRITE_WITH_IMM, which
+ * consumes one without writing into it).  SENDs land straight in their
+ * receive as they arrive, in any order: the n-th SEND of a stream fills
+ * the n-th receive posted on that stream. */
+struct xroce_recv_wr {
+	uint64_t wr_id;
+	struct xroce_recv_wr *next;
+	struct xroce_sge *sg_list;
+	int num_sge;               /* 0..XROCE_MAX_RECV_SGE */
+	uint16_t stream;
+};
+
+int xroce_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
+		    struct xroce_recv_wr **bad_wr);
 
 /* ---- statistics ----------------------------------------------------- */
 enum xroce_path_state {

@@ -5,7 +5,8 @@
  *   itest_wr server IF          accept one connection on control port 4795
  *   itest_wr client IF HOST     connect, post N WRITE_WITH_IMMs of mixed
  *                               sizes (0 B .. 20 KB) into distinct ranges
- *                               of the server's buffer
+ *                               of the server's buffer (each consumes one
+ *                               of the server's posted receives)
  *
  * The client expects N send completions, successful, in posting order,
  * each wr_id once, and no stray ones.  The server expects N receive
@@ -23,6 +24,7 @@
 #define PORT 4795
 #define N 400
 #define BUF (4u << 20)
+#define RQ 128 /* receives posted ahead */
 
 static const uint32_t sizes[] = { 0, 1, 100, 4096, 20000, 1408, 1409 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
@@ -91,6 +93,21 @@ static int setup(struct env *e, const char *ifname, uint16_t port)
 	return 0;
 }
 
+/* WRITE_WITH_IMM consumes a posted receive (as in ibverbs). */
+static int post_recvs(struct env *e, uint32_t first, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct xroce_recv_wr r = { .wr_id = 5000 + first + i }, *bad;
+		int rc = xroce_post_recv(e->qp, &r, &bad);
+
+		if (rc)
+			return fail("post_recv", rc);
+	}
+	return 0;
+}
+
 static void teardown(struct env *e)
 {
 	if (e->dev)
@@ -108,6 +125,8 @@ static int server(const char *ifname)
 	if (setup(&e, ifname, PORT))
 		goto out;
 	memset(e.buf, 0xee, BUF);
+	if (post_recvs(&e, 0, RQ))
+		goto out;
 	in.addr = (uint64_t)(uintptr_t)e.buf;
 	in.rkey = e.mr->rkey;
 	xroce_set_private_data(e.qp, &in, sizeof(in));
@@ -126,13 +145,16 @@ static int server(const char *ifname)
 		if (wc.status != XROCE_WC_SUCCESS ||
 		    wc.opcode != XROCE_WC_RECV_RDMA_WITH_IMM ||
 		    !(wc.wc_flags & XROCE_WC_WITH_IMM) || wc.imm_data != got ||
-		    wc.byte_len != sizes[got % NSIZES]) {
+		    wc.byte_len != sizes[got % NSIZES] || wc.wr_id != 5000 + got) {
 			fprintf(stderr, "itest_wr: completion %u: status %d opcode %d "
 				"imm %u len %u\n", got, wc.status, wc.opcode,
 				wc.imm_data, wc.byte_len);
 			goto out;
 		}
 		got++;
+		/* Keep RQ receives posted ahead of what is expected. */
+		if (got + RQ <= N && post_recvs(&e, got + RQ - 1, 1))
+			goto out;
 	}
 	/* No stray completion afterwards. */
 	{

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * What comes back to a sender: ACK and NAK records from XDP feed each
+ * path's loss detector (txpath.c) and the congestion controller (cc.c);
+ * CSNs declared lost go to the retransmission queue (sender.c).  NAKs
+ * fail their work request, except "receiver not ready", which parks the
+ * packet and retries it after a doubling delay.  Timers: retransmission
+ * timeouts, probes of failing paths, and the peer-silence limit.  Work
+ * requests complete in order within a stream, independently across
+ * streams.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "internal.h"
+
+void xr_qp_release_wr(struct xroce_qp *qp, struct xr_swr *w)
+{
+	if (w->nseg > 1)
+		free(w->segs);
+	w->segs = NULL;
+	w->nseg = 0;
+	if (w->kind == XR_WK_READ && w->read_len != UINT32_MAX) {
+		struct xr_read_key k = { .conn = qp->conn_id, .read_id = w->read_id };
+
+		bpf_map_delete_elem(qp->dev->maps.reads, &k);
+		w->read_len = UINT32_MAX; /* window closed */
+	}
+}
+
+static void apply_result(struct xroce_qp *qp, int pi,
+			 const struct xr_ack_result *res, bool timeout)
+{
+	uint32_t i;
+
+	for (i = 0; i < res->nacked; i++)
+		xr_qp_pkt_acked(qp, res->acked[i].csn);
+	for (i = 0; i < res->nlost; i++) {
+		xr_qp_queue_retx(qp, res->lost[i].csn);
+		if (timeout) {
+			qp->path[pi].timeout_retx++;
+			qp->st.timeout_retx++;
+		} else {
+			qp->path[pi].fast_retx++;
+			qp->st.fast_retx++;
+		}
+	}
+	if (res->nacked)
+		qp->last_progress_ns = qp->dev->now_ns;
+}
+
+static void handle_cc_events(struct xroce_qp *qp)
+{
+	struct xr_ack_result *res = &qp->dev->res;
+	uint32_t i;
+
+	for (i = 0; i < qp->npaths; i++) {
+		uint32_t ev = xr_cc_take_events(&qp->cc, (int)i);
+		struct xr_qpath *p = &qp->path[i];
+
+		if (!ev)
+			continue;
+		if (ev & XR_CC_EV_SUSPECT) {
+			xr_txpath_abandon_all(&p->tp, res);
+			xr_cc_on_abandon(&qp->cc, (int)i, res);
+			apply_result(qp, (int)i, res, true);
+			xr_log(&qp->dev->log, XROCE_LOG_INFO,
+			       "qp %u path %u suspect: moved %u packets elsewhere",
+			       qp->conn_id, i, res->nlost);
+		}
+		if (ev & XR_CC_EV_REROUTE) {
+			uint16_t s;
+			uint32_t j;
+
+			/* A new entropy, distinct from the other paths'. */
+			do {
+				s = (uint16_t)(XR_SPORT_LO + xr_random64() % XR_SPORT_N);
+				for (j = 0; j < qp->npaths; j++)
+					if (j != i && qp->path[j].sport == s)
+						break;
+			} while (j != qp->npaths);
+			p->sport = s;
+			xr_tmpl_set_sport(&p->tmpl, s);
+		}
+		if (ev & XR_CC_EV_DOWN)
+			xr_log(&qp->dev->log, XROCE_LOG_INFO, "qp %u path %u down",
+			       qp->conn_id, i);
+		if (ev & XR_CC_EV_RESTORED)
+			xr_log(&qp->dev->log, XROCE_LOG_INFO,
+			       "qp %u path %u back in service", qp->conn_id, i);
+	}
+}
+
+static enum xroce_wc_status nak_status(uint8_t reason)
+{
+	switch (reason) {
+	case XR_NAK_BAD_KEY:
+	case XR_NAK_BOUNDS:
+	case XR_NAK_ACCESS:
+		return XROCE_WC_REM_ACCESS_ERR;
+	default:
+		return XROCE_WC_REM_INV_REQ_ERR;
+	}
+}
+
+/* Receiver not ready: park the packet, resend it later, up to rnr_retry
+ * times per work request. */
+static void handle_rnr(struct xroce_qp *qp, uint32_t csn, struct xr_pk *pk,
+		       struct xr_swr *w)
+{
+	uint64_t delay;
+
+	if (pk->rnr)
+		return; /* already parked (another copy was refused too) */
+	if (w->rnr_count >= qp->rnr_retry) {
+		w->failed = 1;
+		w->status = XROCE_WC_RNR_RETRY_EXC_ERR;
+		qp->complete_dirty = true;
+		xr_log(&qp->dev->log, XROCE_LOG_WARN, "qp %u: receiver not ready "
+		       "%u times for work request %llu", qp->conn_id,
+		       w->rnr_count + 1, (unsigned long long)w->wr_id);
+		return;
+	}
+	w->rnr_count++;
+	delay = qp->rnr_timer_ns << (w->rnr_count - 1 < 16 ? w->rnr_count - 1 : 16);
+	pk->rnr = 1;
+	qp->rnr[qp->rnr_tail & (qp->pk_win - 1)] = csn;
+	qp->rnr_due[qp->rnr_tail & (qp->pk_win - 1)] = qp->dev->now_ns + delay;
+	qp->rnr_tail++;
+	/* Waiting on the receiver is progress of a kind: not a dead peer. */
+	qp->last_progress_ns = qp->dev->now_ns + delay;
+}
+
+static void handle_nak(struct xroce_qp *qp, const struct xr_evt *e)
+{
+	uint32_t csn = e->ack.nak_csn;
+	struct xr_swr *w;
+	struct xr_pk *pk;
+
+	if (!xr_csn_in_flight(qp, csn))
+		return;
+	pk = xr_pk_at(qp, csn);
+	if (pk->state != XR_PK_INFLIGHT)
+		return;
+	w = xr_swr_at(qp, pk->wr);
+	if (w->failed)
+		return;
+	if (e->ack.reason == XR_NAK_RNR) {
+		handle_rnr(qp, csn, pk, w);
+		return;
+	}
+	w->failed = 1;
+	w->status = (uint8_t)nak_status(e->ack.reason);
+	qp->complete_dirty = true;
+	xr_log(&qp->dev->log, XROCE_LOG_WARN,
+	       "qp %u: the peer rejected work request %llu (NAK reason %u)",
+	       qp->conn_id, (unsigned long long)w->wr_id, e->ack.reason);
+}
+
+void xr_qp_on_ack(struct xroce_qp *qp, const struct xr_evt *e)
+{
+	struct xr_ack_result *res = &qp->dev->res;
+	uint64_t now = qp->dev->now_ns;
+	struct xr_ack_view v;
+	int pi = e->path;
+
+	if (qp->state != XROCE_QPS_RTS)
+		return;
+	if (e->path >= qp->npaths) {
+		qp->dev->evt_bad++;
+		return;
+	}
+	if (e->type == XR_EVT_NAK)
+		handle_nak(qp, e);
+	xr_ack_view_from_evt(&v, e);
+	xr_txpath_on_ack(&qp->path[pi].tp, &v, now, res);
+	xr_cc_on_ack(&qp->cc, pi, &v, res, &qp->path[pi].tp, now);
+	apply_result(qp, pi, res, false);
+	if (v.rate_hint)
+		qp->rate_hint = v.rate_hint;
+	handle_cc_events(qp);
+}
+
+void xr_qp_on_probe_reply(struct xroce_qp *qp, const struct xr_evt *e)
+{
+	if (qp->state != XROCE_QPS_RTS || e->path >= qp->npaths)
+		return;
+	xr_cc_on_probe_reply(&qp->cc, e->path, e->probe.seq, e->probe.rate_hint,
+			     qp->dev->now_ns);
+	handle_cc_events(qp);
+}
+
+uint64_t xr_qp_timers(struct xroce_qp *qp)
+{
+	struct xr_ack_result *res = &qp->dev->res;
+	uint64_t now = qp->dev->now_ns, next = UINT64_MAX, dl;
+	uint32_t i;
+
+	if (qp->state != XROCE_QPS_RTS)
+		return UINT64_MAX;
+	for (i = 0; i < qp->npaths; i++) {
+		struct xr_txpath *tp = &qp->path[i].tp;
+
+		dl = xr_txpath_next_deadline(tp);
+		if (dl <= now && xr_txpath_on_timer(tp, now, res) > 0) {
+			xr_cc_on_timeout(&qp->cc, (int)i, res, now);
+			apply_result(qp, (int)i, res, true);
+		}
+		dl = xr_txpath_next_deadline(tp);
+		if (dl < next)
+			next = dl;
+	}
+	dl = xr_cc_next_deadline(&qp->cc);
+	if (dl <= now) {
+		xr_cc_on_timer(&qp->cc, now);
+		dl = xr_cc_next_deadline(&qp->cc);
+	}
+	if (dl < next)
+		next = dl;
+	handle_cc_events(qp);
+	for (i = 0; i < qp->npaths; i++) {
+		dl = xr_cc_probe_due(&qp->cc, (int)i);
+		if (dl <= now) {
+			xr_qp_send_probe(qp, (int)i, now);
+			dl = xr_cc_probe_due(&qp->cc, (int)i);
+		}
+		if (dl < next)
+			next = dl;
+	}
+	/* Packets parked by "receiver not ready" whose wait is over.  The
+	 * ring is in order of parking with equal or growing delays per
+	 * request, so stop at the first not yet due. */
+	while (qp->rnr_head != qp->rnr_tail) {
+		uint32_t k = qp->rnr_head & (qp->pk_win - 1), csn = qp->rnr[k];
+
+		if (qp->rnr_due[k] > now) {
+			if (qp->rnr_due[k] < next)
+				next = qp->rnr_due[k];
+			break;
+		}
+		qp->rnr_head++;
+		if (xr_csn_in_flight(qp, csn)) {
+			xr_pk_at(qp, csn)->rnr = 0;
+			xr_qp_queue_retx(qp, csn);
+		}
+	}
+	/* The peer is gone if nothing has been acknowledged for timeout_ms
+	 * while work was outstanding. */
+	if (qp->csn_una != qp->csn_next || qp->sq_head != qp->sq_tail) {
+		dl = qp->last_progress_ns + (uint64_t)qp->timeout_ms * 1000000ull;
+		if (now >= dl) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "no acknowledgement from the peer "
+				 "for %u ms", qp->timeout_ms);
+			xr_qp_fail(qp, XROCE_WC_RETRY_EXC_ERR, why);
+			return UINT64_MAX;
+		}
+		if (dl < next)
+			next = dl;
+	}
+	return next;
+}
+
+/* A work request's completion, if it needs one (signaled, or an error). */
+static int complete_wr(struct xroce_qp *qp, struct xr_swr *w)
+{
+	struct xroce_wc wc;
+
+	if (w->kind == XR_WK_INTERNAL || (!w->signaled && !w->failed))
+		return 0;
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = w->wr_id;
+	wc.status = w->failed ? (enum xroce_wc_status)w->status : XROCE_WC_SUCCESS;
+	wc.qp_num = qp->conn_id;
+	wc.stream = w->stream;
+	switch (w->opcode) {
+	case XR_OP_SEND:
+	case XR_OP_SEND_IMM:
+		wc.opcode = XROCE_WC_SEND;
+		wc.byte_len = w->len;
+		break;
+	case XR_OP_READ_REQ:
+		wc.opcode = XROCE_WC_RDMA_READ;
+		wc.byte_len = w->read_len == UINT32_MAX ? 0 : w->read_len;
+		break;
+	default:
+		wc.opcode = XROCE_WC_RDMA_WRITE;
+		wc.byte_len = w->len;
+		break;
+	}
+	return xr_cq_push(qp->send_cq, &wc);
+}
+
+void xr_qp_complete(struct xroce_qp *qp)
+{
+	/* Streams that have an earlier work request still outstanding. */
+	uint64_t blocked[XROCE_MAX_STREAMS / 64];
+	uint32_t i;
+
+	if (!qp->complete_dirty)
+		return;
+	qp->complete_dirty = false;
+	xr_qp_deliver(qp);
+	memset(blocked, 0, sizeof(blocked));
+	for (i = qp->sq_head; i != qp->sq_seg; i++) {
+		struct xr_swr *w = xr_swr_at(qp, i);
+		uint64_t bit = 1ull << (w->stream % 64);
+		uint64_t *b = &blocked[w->stream / 64];
+
+		if (w->done)
+			continue;
+		if (w->failed) {
+			/* In order within its stream, then the connection fails
+			 * (as an ibverbs RC QP would). */
+			if (*b & bit)
+				continue;
+			xr_qp_fail(qp, (enum xroce_wc_status)w->status,
+				   "the peer refused a work request");
+			return;
+		}
+		if (!(*b & bit) && w->nacked >= w->npkts &&
+		    (w->kind != XR_WK_READ || w->resp_done)) {
+			if (complete_wr(qp, w)) {
+				qp->complete_dirty = true; /* CQ full: retry later */
+				*b |= bit;
+				continue;
+			}
+			w->done = 1;
+			xr_qp_release_wr(qp, w);
+			if (w->kind != XR_WK_INTERNAL)
+				qp->st.wr_completed++;
+			continue;
+		}
+		*b |= bit;
+	}
+	while (qp->sq_head != qp->sq_seg && xr_swr_at(qp, qp->sq_head)->done)
+		qp->sq_head++;
+}

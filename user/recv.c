@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The receiving side of a queue pair: posted receives, streams, and the
+ * delivery of receive completions.
+ *
+ * A receive posted on stream s is the stream's n-th (its MSN is n); it is
+ * published to XDP in xr_rq so that a SEND carrying MSN n lands in it the
+ * moment it arrives, in any order.  XDP reports every message whose last
+ * byte landed; completions are delivered per stream in the order the
+ * sender sent them (the stream sequence number, SSN), so a message of one
+ * stream never waits for another stream's loss, and a WRITE_WITH_IMM's
+ * completion means every earlier message of its stream has landed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "internal.h"
+
+struct xr_stream *xr_stream_get(struct xroce_qp *qp, uint16_t id)
+{
+	if (id >= XROCE_MAX_STREAMS)
+		return NULL;
+	if (!qp->streams[id])
+		qp->streams[id] = calloc(1, sizeof(struct xr_stream));
+	return qp->streams[id];
+}
+
+void xr_qp_free_streams(struct xroce_qp *qp)
+{
+	uint32_t i;
+
+	for (i = 0; i < XROCE_MAX_STREAMS; i++) {
+		free(qp->streams[i]);
+		qp->streams[i] = NULL;
+	}
+}
+
+static void rq_unpublish(struct xroce_qp *qp, uint16_t stream, uint32_t msn)
+{
+	struct xr_rq_key k = { .conn = qp->conn_id, .stream = stream,
+			       .slot = (uint16_t)(msn % XR_RQ_SLOTS) };
+
+	bpf_map_delete_elem(qp->dev->maps.rq, &k);
+}
+
+int xroce_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
+		    struct xroce_recv_wr **bad_wr)
+{
+	struct xroce_device *dev;
+	int rc = 0;
+
+	if (bad_wr)
+		*bad_wr = wr;
+	if (!qp || !wr)
+		return -EINVAL;
+	dev = qp->dev;
+	if (qp->state == XROCE_QPS_ERR || qp->state == XROCE_QPS_CLOSED)
+		return xr_fail(&dev->log, -EINVAL, "xroce_post_recv: qp %u is %s",
+			       qp->conn_id, qp->state == XROCE_QPS_ERR ?
+			       "in the error state" : "closed");
+	for (; wr; wr = wr->next) {
+		struct xr_rq_key k;
+		struct xr_rq_ent v;
+		struct xr_stream *st;
+		struct xr_mr_int *mr;
+		struct xr_rwr *r;
+		uint64_t addr = 0;
+		uint32_t len = 0;
+
+		if (bad_wr)
+			*bad_wr = wr;
+		if (wr->num_sge < 0 || wr->num_sge > XROCE_MAX_RECV_SGE ||
+		    (wr->num_sge && !wr->sg_list)) {
+			rc = xr_fail(&dev->log, -EINVAL, "xroce_post_recv: num_sge "
+				     "must be 0..%d with an sg_list",
+				     XROCE_MAX_RECV_SGE);
+			break;
+		}
+		if (wr->stream >= XROCE_MAX_STREAMS) {
+			rc = xr_fail(&dev->log, -EINVAL, "xroce_post_recv: stream %u "
+				     "(max %d)", wr->stream, XROCE_MAX_STREAMS - 1);
+			break;
+		}
+		if (wr->num_sge) {
+			addr = wr->sg_list[0].addr;
+			len = wr->sg_list[0].length;
+			mr = xr_mr_find(qp->pd, wr->sg_list[0].lkey, addr, len);
+			if (!mr || !(mr->pub.access & XROCE_ACCESS_LOCAL_WRITE)) {
+				rc = xr_fail(&dev->log, -EINVAL, "xroce_post_recv: "
+					     "[%#llx, +%u) is not inside a LOCAL_WRITE "
+					     "region of this PD with lkey %#x",
+					     (unsigned long long)addr, len,
+					     wr->sg_list[0].lkey);
+				break;
+			}
+		}
+		st = xr_stream_get(qp, wr->stream);
+		if (!st) {
+			rc = xr_fail(&dev->log, -ENOMEM, "out of memory");
+			break;
+		}
+		if (st->rq_post - st->rq_done >= XROCE_MAX_RECV_PER_STREAM) {
+			rc = xr_fail(&dev->log, -ENOMEM, "xroce_post_recv: stream %u "
+				     "already has %d receives posted", wr->stream,
+				     XROCE_MAX_RECV_PER_STREAM);
+			break;
+		}
+		r = &st->rq[st->rq_post % XROCE_MAX_RECV_PER_STREAM];
+		r->wr_id = wr->wr_id;
+		r->mem_off = addr ? (uint64_t)((uint8_t *)(uintptr_t)addr - dev->mem) : 0;
+		r->len = len;
+		k.conn = qp->conn_id;
+		k.stream = wr->stream;
+		k.slot = (uint16_t)(st->rq_post % XR_RQ_SLOTS);
+		v.msn = st->rq_post;
+		v.len = len;
+		v.mem_off = r->mem_off;
+		if (bpf_map_update_elem(dev->maps.rq, &k, &v, BPF_ANY)) {
+			rc = xr_fail(&dev->log, -errno, "xroce_post_recv: cannot "
+				     "publish the receive: %s (xr_rq full?)",
+				     strerror(errno));
+			break;
+		}
+		st->rq_post++;
+		qp->complete_dirty = true; /* a WRITE_WITH_IMM may be waiting */
+	}
+	if (!rc && bad_wr)
+		*bad_wr = NULL;
+	return rc;
+}
+
+/* A message of this connection completed here (event from XDP). */
+void xr_qp_on_recv(struct xroce_qp *qp, const struct xr_evt *e)
+{
+	const struct xr_evt_recv *r = &e->recv;
+	struct xr_stream *st;
+	struct xr_rpend *p;
+
+	if (r->opcode == XR_OP_READ_RESP) {
+		/* The answer to one of our READs: its id is its send-queue
+		 * index, so no search is needed. */
+		struct xr_swr *w = &qp->sq[r->rkey & (qp->sq_size - 1)];
+
+		if (w->kind == XR_WK_READ && w->read_id == r->rkey &&
+		    r->rkey - qp->sq_head < qp->sq_tail - qp->sq_head) {
+			w->resp_done = 1;
+			qp->complete_dirty = true;
+		} else {
+			qp->dev->evt_bad++;
+		}
+		return;
+	}
+	st = xr_stream_get(qp, r->stream);
+	if (!st || (uint16_t)(r->ssn - st->rx_ssn) >= XR_MSG_SLOTS) {
+		qp->dev->evt_bad++;
+		xr_log(&qp->dev->log, XROCE_LOG_DEBUG, "qp %u: completion of stream "
+		       "%u message %u ignored (expecting %u)", qp->conn_id,
+		       r->stream, r->ssn, st ? st->rx_ssn : 0);
+		return;
+	}
+	p = &st->pend[r->ssn % XR_MSG_SLOTS];
+	if (p->have) {
+		qp->dev->evt_bad++;
+		return;
+	}
+	p->msg_len = r->msg_len;
+	p->imm = r->imm;
+	p->msn = r->rkey;
+	p->opcode = r->opcode;
+	p->raddr_end = r->raddr_end;
+	p->have = 1;
+	qp->complete_dirty = true;
+}
+
+/* Deliver what is in order on stream id; false if it must wait. */
+static void deliver_stream(struct xroce_qp *qp, uint16_t id, struct xr_stream *st)
+{
+	for (;;) {
+		struct xr_rpend *p = &st->pend[st->rx_ssn % XR_MSG_SLOTS];
+		struct xroce_wc wc;
+
+		if (!p->have)
+			return;
+		memset(&wc, 0, sizeof(wc));
+		wc.status = XROCE_WC_SUCCESS;
+		wc.qp_num = qp->conn_id;
+		wc.stream = id;
+		wc.byte_len = p->msg_len;
+		wc.remote_addr_end = p->raddr_end;
+		switch (p->opcode) {
+		case XR_OP_WRITE:
+			if (qp->flags & XROCE_QP_NOTIFY_WRITES) {
+				wc.opcode = XROCE_WC_RECV_RDMA_WRITE;
+				if (xr_cq_push(qp->recv_cq, &wc))
+					return;
+			}
+			break;
+		case XR_OP_WRITE_IMM:
+		case XR_OP_SEND:
+		case XR_OP_SEND_IMM: {
+			struct xr_rwr *r;
+
+			if (st->rq_done == st->rq_post)
+				return; /* WRITE_WITH_IMM waits for a receive */
+			if ((p->opcode == XR_OP_SEND || p->opcode == XR_OP_SEND_IMM) &&
+			    p->msn != st->rq_done)
+				xr_log(&qp->dev->log, XROCE_LOG_WARN, "qp %u stream %u: "
+				       "SEND for receive %u delivered as %u", qp->conn_id,
+				       id, p->msn, st->rq_done);
+			if (!xr_cq_room(qp->recv_cq))
+				return;
+			r = &st->rq[st->rq_done % XROCE_MAX_RECV_PER_STREAM];
+			wc.wr_id = r->wr_id;
+			if (p->opcode == XR_OP_WRITE_IMM) {
+				wc.opcode = XROCE_WC_RECV_RDMA_WITH_IMM;
+				wc.imm_data = p->imm;
+				wc.wc_flags = XROCE_WC_WITH_IMM;
+			} else {
+				wc.opcode = XROCE_WC_RECV;
+				if (p->opcode == XR_OP_SEND_IMM) {
+					wc.imm_data = p->imm;
+					wc.wc_flags = XROCE_WC_WITH_IMM;
+				}
+			}
+			xr_cq_push(qp->recv_cq, &wc);
+			rq_unpublish(qp, id, st->rq_done);
+			st->rq_done++;
+			break;
+		}
+		default:
+			qp->dev->evt_bad++;
+			break;
+		}
+		p->have = 0;
+		st->rx_ssn++;
+	}
+}
+
+void xr_qp_deliver(struct xroce_qp *qp)
+{
+	uint32_t i;
+
+	for (i = 0; i < XROCE_MAX_STREAMS; i++)
+		if (qp->streams[i])
+			deliver_stream(qp, (uint16_t)i, qp->streams[i]);
+}
+
+/* Posted receives complete as flushed (QP destroyed or failed). */
+void xr_qp_flush_recv(struct xroce_qp *qp)
+{
+	uint32_t i;
+
+	for (i = 0; i < XROCE_MAX_STREAMS; i++) {
+		struct xr_stream *st = qp->streams[i];
+
+		if (!st)
+			continue;
+		while (st->rq_done != st->rq_post) {
+			struct xr_rwr *r = &st->rq[st->rq_done % XROCE_MAX_RECV_PER_STREAM];
+			struct xroce_wc wc = {
+				.wr_id = r->wr_id,
+				.status = XROCE_WC_WR_FLUSH_ERR,
+				.opcode = XROCE_WC_RECV,
+				.qp_num = qp->conn_id,
+				.stream = (uint16_t)i,
+			};
+
+			if (xr_cq_push(qp->recv_cq, &wc))
+				break;
+			rq_unpublish(qp, (uint16_t)i, st->rq_done);
+			st->rq_done++;
+		}
+	}
+}
+
+/* A peer asks to read our memory (XDP validated key, bounds and rights). */
+void xr_qp_on_read_req(struct xroce_qp *qp, const struct xr_evt *e)
+{
+	struct xr_rdreq *q;
+
+	if (qp->rdq_tail - qp->rdq_head >= XR_RDQ) {
+		/* Cannot happen while peers keep to XR_MSG_SLOTS messages in
+		 * flight; counted rather than overwriting. */
+		qp->dev->evt_bad++;
+		return;
+	}
+	q = &qp->rdq[qp->rdq_tail++ % XR_RDQ];
+	q->pos = e->read.pos;
+	q->laddr = e->read.laddr;
+	q->len = e->read.len;
+	q->read_id = e->read.read_id;
+	q->stream = e->read.stream;
+}
