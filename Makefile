@@ -57,7 +57,7 @@ Q :=
 msg =
 endif
 
-.PHONY: all clean install deps test check unit bpftest integration demo bench lint
+.PHONY: all clean install deps test check unit bpftest integration demo bench lint vmtest
 all: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/xroce.pc \
 	$(UNIT_BINS) $(BPFT_BINS) $(ITEST_BINS) $(if $(FABRIC_SRCS),$(BUILD)/xrfabric)
 
@@ -147,6 +147,10 @@ demo: all
 
 bench: all
 	$(Q)bash tests/bench/run.sh
+
+# The tests inside a VM on Debian's 6.1 kernel (vmtest/run.sh --help).
+vmtest: all
+	$(Q)bash vmtest/run.sh
 
 deps:
 	$(Q)bash tests/deps.sh
