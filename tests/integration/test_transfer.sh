@@ -26,6 +26,8 @@ for f in "$XROCE" "$XRFABRIC" "$ITEST"; do
 	[ -x "$f" ] || xr_die "$f missing: run make first"
 done
 QUICK=0
+# Slow machines (vmtest under emulation) stretch the timing: XR_TIME_SCALE.
+TS=${XR_TIME_SCALE:-1}
 [ "${1:-}" = "--quick" ] && QUICK=1
 
 PFX=$(xr_prefix)
@@ -46,6 +48,30 @@ CHECKS=0
 pass() { CHECKS=$((CHECKS + 1)); printf '  ok   %s\n' "$*"; }
 fail() { xr_die "$*"; }
 
+
+# wait_listen NS [PORT]: until a receiver in NS listens on its control port
+wait_listen() {
+	local i
+	for i in $(seq 1 200); do
+		nsx "$1" ss -Hlun "sport = :${2:-4794}" | grep -q . && return 0
+		sleep 0.05
+	done
+	fail "nobody listens on port ${2:-4794} in $1"
+}
+
+# wait_conn NS: until NS's xroce program holds a connection in state rts
+wait_conn() {
+	local i
+	for i in $(seq 1 200); do
+		nsx "$1" "$XROCE" status eth0 --json 2>/dev/null | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+sys.exit(0 if any(c["state"] == "rts" for p in j["programs"] for c in p["connections"]) else 1)' && return 0
+		sleep 0.05
+	done
+	fail "no connection came up in $1"
+}
+
 set_loss() {
 	"$XRFABRIC" set --netns "$SW" --port a0 "loss=$1" >/dev/null
 	"$XRFABRIC" set --netns "$SW" --port b0 "loss=$1" >/dev/null
@@ -65,7 +91,7 @@ transfer() {
 	nsx "$B" timeout 120 "$XROCE" recv -i eth0 -b 64M --accept-timeout 20000 \
 		--idle 10000 --json >"$TMP/recv.json" 2>"$TMP/recv.err" &
 	local rpid=$!
-	sleep 0.3
+	wait_listen "$B"
 	rc=0
 	out=$(nsx "$A" timeout 120 "$XROCE" send -i eth0 "$BIP" -n "$size" --json \
 		2>"$TMP/send.err") || rc=$?
@@ -107,7 +133,7 @@ for loss in 0 0.1; do
 	set_loss "$loss"
 	nsx "$B" timeout 60 "$ITEST" server eth0 >"$TMP/srv.out" 2>&1 &
 	spid=$!
-	sleep 0.3
+	wait_listen "$B" 4795
 	nsx "$A" timeout 60 "$ITEST" client eth0 "$BIP" >"$TMP/cli.out" 2>&1 ||
 		fail "itest_wr client at loss $loss: $(cat "$TMP/cli.out")"
 	wait "$spid" || fail "itest_wr server at loss $loss: $(cat "$TMP/srv.out")"
@@ -121,11 +147,11 @@ echo "== peer killed mid-transfer"
 nsenter --net="/var/run/netns/$B" "$XROCE" recv -i eth0 -b 64M \
 	--accept-timeout 20000 >/dev/null 2>&1 &
 rpid=$!
-sleep 0.3
+wait_listen "$B"
 start=$(date +%s%N)
-nsx "$A" timeout 60 "$XROCE" send -i eth0 "$BIP" -n 4G -t 1000 >"$TMP/send.out" 2>&1 &
+nsx "$A" timeout $((60 * TS)) "$XROCE" send -i eth0 "$BIP" -n 4G -t $((1000 * TS)) >"$TMP/send.out" 2>&1 &
 spid=$!
-sleep 0.5
+wait_conn "$B"
 kill -9 "$rpid"
 wait "$rpid" 2>/dev/null || true
 rc=0
@@ -135,14 +161,14 @@ ms=$((($(date +%s%N) - start) / 1000000))
 grep -q "retry\|failed" "$TMP/send.out" || fail "no error completion reported: $(cat "$TMP/send.out")"
 pass "receiver killed: sender failed in ${ms} ms: $(grep -m1 "failed" "$TMP/send.out")"
 
-nsx "$B" timeout 60 "$XROCE" recv -i eth0 -b 64M --accept-timeout 20000 --idle 1000 \
+nsx "$B" timeout $((60 * TS)) "$XROCE" recv -i eth0 -b 64M --accept-timeout 20000 --idle $((1000 * TS)) \
 	>"$TMP/recv.out" 2>&1 &
 rpid=$!
-sleep 0.3
+wait_listen "$B"
 nsenter --net="/var/run/netns/$A" "$XROCE" send -i eth0 "$BIP" -n 4G \
 	>/dev/null 2>&1 &
 spid=$!
-sleep 0.5
+wait_conn "$B"
 kill -9 "$spid"
 wait "$spid" 2>/dev/null || true
 rc=0
