@@ -5,8 +5,9 @@
 #
 #   - `xroce send` -> `xroce recv` of 1 B, 4 KiB, 1 MiB and 256 MiB at 0%,
 #     1% and 10% loss: the receiver checks every byte against the pattern
-#     and a hash of the stream; the sender's retransmissions are checked
-#     against the losses the switch counted.
+#     and a hash of the stream; the sender's retransmissions must cover
+#     every data packet the switch dropped, and not exceed what the drops
+#     (data and ACKs) can explain.
 #   - itest_wr: exactly one completion per work request on each side,
 #     in order, with the right immediate data and length (0% and 10% loss).
 #   - the receiver killed mid-transfer: the sender fails with an error
@@ -77,10 +78,10 @@ set_loss() {
 	"$XRFABRIC" set --netns "$SW" --port b0 "loss=$1" >/dev/null
 }
 
-# switch drops so far, both directions
+# switch drops so far: "data ack" (port a0 carries h0 -> h1, b0 the ACKs)
 drops() {
 	"$XRFABRIC" show --netns "$SW" --json |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(p["counters"]["drop_loss"] for p in d["ports"]))'
+		python3 -c 'import json,sys; d={p["port"]: p["counters"]["drop_loss"] for p in json.load(sys.stdin)["ports"]}; print(d["a0"], d["b0"])'
 }
 
 # transfer SIZE LOSS: one verified send/recv
@@ -98,22 +99,30 @@ transfer() {
 	wait "$rpid" || fail "recv of $size at loss $loss failed: $(cat "$TMP/recv.err")"
 	[ "$rc" -eq 0 ] || fail "send of $size at loss $loss failed: $(cat "$TMP/send.err")"
 	d1=$(drops)
-	python3 - "$out" "$(cat "$TMP/recv.json")" "$size" "$loss" "$((d1 - d0))" <<'EOF' || fail "transfer $size at loss $loss: bad report"
+	python3 - "$out" "$(cat "$TMP/recv.json")" "$size" "$loss" "$d0" "$d1" <<'EOF' || fail "transfer $size at loss $loss: bad report"
 import json, sys
 s, r = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 size = {'1': 1, '4k': 4096, '1M': 1 << 20, '256M': 256 << 20}[sys.argv[3]]
-loss, dropped = float(sys.argv[4]), int(sys.argv[5])
+loss = float(sys.argv[4])
+d0, d1 = [int(x) for x in sys.argv[5].split()], [int(x) for x in sys.argv[6].split()]
+data_drops, ack_drops = d1[0] - d0[0], d1[1] - d0[1]
 assert s['verified'] and r['verified'], 'not verified'
 assert s['bytes'] == size and r['bytes'] == size, 'byte count'
-# Every packet the switch dropped in the data direction must have been
-# resent; drops of ACKs may or may not cost a retransmission.  So the
-# retransmissions are at most the drops plus timer-driven duplicates, and
-# at least zero; with real loss on a large transfer there must be some.
+# Port a0 carries everything h0 sends: the sender's data and its ACKs of
+# the receiver's few credit messages.  Every data packet dropped there must
+# have been resent, so retransmissions are at least those drops (less the
+# handful of credit ACKs among them); a dropped ACK costs at most a
+# timer-driven resend of what it covered.
+assert s['retx_pkts'] + 16 >= data_drops, \
+    f"{s['retx_pkts']} retransmissions for {data_drops} dropped data packets"
+assert s['retx_pkts'] <= 2 * (data_drops + ack_drops) + 64, \
+    f"{s['retx_pkts']} retransmissions for {data_drops}+{ack_drops} drops"
 if loss > 0 and size >= (1 << 20):
     assert s['retx_pkts'] > 0, 'no retransmission despite loss'
 print(f"{size} B at {loss*100:g}% loss: {s['goodput_gbps']:.2f} Gbit/s, "
       f"{s['tx_pkts']} packets, {s['retx_pkts']} retransmitted "
-      f"({s['fast_retx']} SACK, {s['timeout_retx']} timer), switch dropped {dropped}")
+      f"({s['fast_retx']} SACK, {s['timeout_retx']} timer); switch dropped "
+      f"{data_drops} data-direction, {ack_drops} ACK-direction")
 EOF
 	pass "transfer $size at $loss loss"
 }
