@@ -60,6 +60,7 @@ struct pf_opts {
 	uint64_t sizes[PF_MAX_SIZES];
 	int nsizes;
 	double secs;
+	uint32_t interval_ms;  /* bw: goodput per interval, 0 = off */
 	int mode, json, verbose, once;
 };
 
@@ -305,7 +306,8 @@ static int run_bw(const struct pf_opts *o, struct pf_env *e,
 {
 	uint64_t done_bytes = 0, pkts0 = 0, retx0 = 0, pkts = 0, retx = 0;
 	uint32_t outstanding[PF_MAX_CONNS] = { 0 }, i;
-	double t0, t1, c0, c1, last_print;
+	double t0, t1, c0, c1, last_print, ivl_t;
+	uint64_t ivl_acked;
 	struct xroce_qp_stats st;
 	uint64_t slot_bytes = (PF_BUF / 2) / o->depth & ~63ull;
 
@@ -319,10 +321,38 @@ static int run_bw(const struct pf_opts *o, struct pf_env *e,
 	t0 = now_s();
 	c0 = cpu_s();
 	last_print = t0;
+	{
+		uint64_t acked0 = 0;
+
+		for (i = 0; i < e->nqp; i++) {
+			xroce_qp_stats(e->qp[i], &st);
+			acked0 += st.acked_bytes;
+		}
+		ivl_acked = acked0;
+		ivl_t = t0;
+	}
 	for (;;) {
 		struct xroce_wc wc[64];
 		double t = now_s();
 		int n, k;
+
+		/* Goodput per interval from packet-level acknowledgements (finer
+		 * than message completions): timelines of failover or incast. */
+		if (o->interval_ms && (t - ivl_t) * 1000 >= o->interval_ms) {
+			uint64_t acked = 0;
+
+			for (i = 0; i < e->nqp; i++) {
+				xroce_qp_stats(e->qp[i], &st);
+				acked += st.acked_bytes;
+			}
+			printf(o->json ? "{\"mode\":\"interval\",\"t_ms\":%.3f,\"bytes\":%"
+					 PRIu64 ",\"gbps\":%.4f}\n" :
+					 "  t %9.3f ms  %10" PRIu64 " B  %8.4f Gbit/s\n",
+			       (t - t0) * 1000, acked - ivl_acked,
+			       (double)(acked - ivl_acked) * 8 / (t - ivl_t) / 1e9);
+			ivl_acked = acked;
+			ivl_t = t;
+		}
 
 		if (t - t0 < o->secs) {
 			for (i = 0; i < e->nqp; i++)
@@ -560,6 +590,7 @@ static void usage(FILE *f)
 "  -P, --paths N       paths per connection (default 8)\n"
 "      --mtu N         IP MTU to use (default: the interface's)\n"
 "      --once          server: exit after its clients are gone\n"
+"      --interval-ms N bw: also print goodput every N ms (acknowledged bytes)\n"
 "  -j, --json          one JSON object per size\n"
 "  -v, --verbose       library debug messages\n"
 "  -h, --help          this help\n", PF_MAX_CONNS);
@@ -579,6 +610,7 @@ int cmd_perf(int argc, char **argv)
 		{ "paths", required_argument, NULL, 'P' },
 		{ "mtu", required_argument, NULL, 'U' },
 		{ "once", no_argument, NULL, 'O' },
+		{ "interval-ms", required_argument, NULL, 'I' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -645,6 +677,10 @@ int cmd_perf(int argc, char **argv)
 			break;
 		case 'O':
 			o.once = 1;
+			break;
+		case 'I':
+			if (xr_parse_u32(optarg, 1, 60000, &o.interval_ms))
+				return xr_usage_err("perf", "bad interval '%s'", optarg);
 			break;
 		case 'j':
 			o.json = 1;
