@@ -434,7 +434,7 @@ int cmd_attach(int argc, char **argv)
 		struct xr_cfg c;
 
 		rc = load_new(&o, &skel);
-		if (rc)
+		if (rc || !skel)
 			goto cleanup;
 		prog_fd = bpf_program__fd(skel->progs.xroce_xdp);
 		memset(&info, 0, sizeof(info));

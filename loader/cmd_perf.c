@@ -101,7 +101,7 @@ static int parse_sizes(const char *s, struct pf_opts *o)
 			v *= 1024, end++;
 		else if (*end == 'm' || *end == 'M')
 			v *= 1024 * 1024, end++;
-		if (*end || v > PF_BUF / 2 || o->nsizes == PF_MAX_SIZES) {
+		if (*end || v > PF_BUF * 0.5 || o->nsizes == PF_MAX_SIZES) {
 			rc = -EINVAL;
 			break;
 		}
@@ -276,10 +276,8 @@ static int server(const struct pf_opts *o)
 
 					for (j = 0; j < PF_MAX_CONNS; j++)
 						any |= sc[j].qp != NULL;
-					if (!any) {
-						rc = 0;
+					if (!any)
 						goto done;
-					}
 				}
 			}
 		}
@@ -508,7 +506,7 @@ out:
 
 static int client(const struct pf_opts *o, const char *host)
 {
-	struct pf_welcome w[PF_MAX_CONNS];
+	struct pf_welcome w[PF_MAX_CONNS] = { 0 };
 	struct pf_env e = { 0 };
 	struct pf_hello h;
 	uint32_t i;

@@ -76,7 +76,7 @@ static int open_domains(const char *ifname, struct dom_view *dv, int *ndv)
 	for (i = 0; i < nifs; i++) {
 		bool seen = false;
 
-		if (!ifs[i].xroce_id || (ifname && strcmp(ifname, ifs[i].name)))
+		if (!ifs[i].xroce_id || (ifname && strcmp(ifname, ifs[i].name) != 0))
 			continue;
 		for (j = 0; j < nprogs; j++)
 			seen |= progs[j] == ifs[i].xroce_id;
@@ -215,11 +215,13 @@ static void print_round(struct dom_view *dv, int ndv, struct prev **pvp,
 				ecn = tp->rx_pkts ? 100.0 * (double)tp->ce_pkts /
 							(double)tp->rx_pkts : 0.0;
 				if (nn == cap) {
-					struct prev *x = realloc(npv, (cap = cap ? 2 * cap : 64) *
-								      sizeof(*npv));
+					size_t ncap = cap ? 2 * cap : 64;
+					struct prev *x = realloc(npv, ncap * sizeof(*npv));
+
 					if (!x)
 						break;
 					npv = x;
+					cap = ncap;
 				}
 				npv[nn++] = (struct prev){ dv[d].domain, t.conn, p,
 							   (unsigned long long)tp->tx_bytes, t.updated_ns };

@@ -104,7 +104,8 @@ static int read_conn_ids(int fd, uint32_t **ids, size_t *n)
 		free(v);
 		return -errno;
 	}
-	qsort(v, k, sizeof(*v), cmp_u32);
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_u32);
 	*ids = v;
 	*n = k;
 	return 0;

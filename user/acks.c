@@ -122,9 +122,12 @@ static void handle_rnr(struct xroce_qp *qp, uint32_t csn, struct xr_pk *pk,
 		xr_log(&qp->dev->log, XROCE_LOG_WARN, "qp %u: receiver not ready "
 		       "%u times for work request %llu", qp->conn_id,
 		       w->rnr_count + 1, (unsigned long long)w->wr_id);
+		xr_log(&qp->dev->log, XROCE_LOG_WARN, "DBG csn %u off %u len %u ntx %u nacked %u npkts %u msn %u",
+		       csn, pk->off, pk->len, pk->ntx, w->nacked, w->npkts, w->rkey);
 		return;
 	}
 	w->rnr_count++;
+	xr_log(&qp->dev->log, XROCE_LOG_WARN, "DBG rnr wr %llu csn %u off %u ntx %u nacked %u/%u path %u", (unsigned long long)w->wr_id, csn, pk->off, pk->ntx, w->nacked, w->npkts, 0);
 	delay = qp->rnr_timer_ns << (w->rnr_count - 1 < 16 ? w->rnr_count - 1 : 16);
 	pk->rnr = 1;
 	qp->rnr[qp->rnr_tail & (qp->pk_win - 1)] = csn;

@@ -667,11 +667,10 @@ void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
 	if (!marked && c->cwnd <= hint_window(cc))
 		ctl_grow(c, r->acked_inflight, cc->srtt_ns, now, cfg->ai_pkts,
 			 cfg->conn_max_cwnd);
-	if (cc->hint_mbps > hint_before)
+	/* A new or higher hint, or slow start reaching the hint: jump to it. */
+	if (cc->hint_mbps > hint_before ||
+	    (cc->hint_mbps && c->cwnd < c->ssthresh && c->cwnd > hint_window(cc)))
 		hint_jump(cc);
-	else if (cc->hint_mbps && c->cwnd < c->ssthresh &&
-		 c->cwnd > hint_window(cc))
-		hint_jump(cc); /* slow start reached the hint: stop there */
 
 	raise_to_floor(cc);
 	loss_update(cc, p, r, now);

@@ -290,7 +290,7 @@ static int ctrl_drain_close_ack(struct xroce_qp *qp)
 
 	for (;;) {
 		struct xr_ctrl_msg m;
-		struct sockaddr_in6 from;
+		struct sockaddr_in6 from = { 0 };
 		socklen_t flen = sizeof(from);
 		ssize_t n = recvfrom(dev->ctrl_fd, &m, sizeof(m), 0,
 				     (struct sockaddr *)&from, &flen);
@@ -314,7 +314,7 @@ static int ctrl_drain(struct xroce_device *dev, uint64_t want_nonce,
 {
 	for (;;) {
 		struct xr_ctrl_msg m;
-		struct sockaddr_in6 from;
+		struct sockaddr_in6 from = { 0 };
 		socklen_t flen = sizeof(from);
 		ssize_t n = recvfrom(dev->ctrl_fd, &m, sizeof(m), 0,
 				     (struct sockaddr *)&from, &flen);

@@ -60,7 +60,7 @@ static void plane_addrs(struct xr_plane *pl)
 	if (getifaddrs(&ifa))
 		return;
 	for (i = ifa; i; i = i->ifa_next) {
-		if (!i->ifa_addr || strcmp(i->ifa_name, pl->ifname))
+		if (!i->ifa_addr || strcmp(i->ifa_name, pl->ifname) != 0)
 			continue;
 		if (i->ifa_addr->sa_family == AF_INET && !pl->has4) {
 			memcpy(pl->addr4, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
@@ -87,7 +87,7 @@ static int plane_open(struct xroce_device *dev, int i, const char *ifname,
 
 	if (!ifname || strlen(ifname) >= IF_NAMESIZE)
 		return xr_fail(&dev->log, -EINVAL, "plane %d: bad interface name", i);
-	strcpy(pl->ifname, ifname);
+	memcpy(pl->ifname, ifname, strlen(ifname) + 1);
 	pl->ifindex = (int)if_nametoindex(ifname);
 	if (!pl->ifindex)
 		return xr_fail(&dev->log, -ENODEV, "no interface %s", ifname);
@@ -130,7 +130,7 @@ int xroce_open_device(const struct xroce_device_attr *attr,
 {
 	struct xr_logger lg0 = { NULL, NULL, XROCE_LOG_WARN };
 	struct xroce_device *dev = NULL;
-	struct xr_maps maps;
+	struct xr_maps maps = { 0 };
 	struct xr_cfg cfg;
 	uint32_t zero = 0;
 	size_t mem, frames;
@@ -185,7 +185,12 @@ int xroce_open_device(const struct xroce_device_attr *attr,
 	}
 	dev->data_port = cfg.udp_port;
 	dev->conn_tab_size = dev->maps.max_conns;
-	dev->conn_tab = calloc(dev->conn_tab_size, sizeof(*dev->conn_tab));
+	if (dev->conn_tab_size < 2) {
+		rc = xr_fail(&dev->log, -EINVAL, "the xroce program has no room "
+			     "for connections");
+		goto fail;
+	}
+	dev->conn_tab = calloc(dev->conn_tab_size, sizeof(struct xroce_qp *));
 	if (!dev->conn_tab) {
 		rc = xr_fail(&dev->log, -ENOMEM, "out of memory");
 		goto fail;

@@ -102,11 +102,13 @@ static void purge_domain(const struct xr_maps *m, uint32_t domain)
 		if (bpf_map_lookup_elem(m->conns, &key, &c) || c.domain != domain)
 			continue;
 		if (ndead == cap) {
-			uint32_t *d = realloc(dead, (cap = cap ? cap * 2 : 64) *
-						    sizeof(*d));
+			size_t ncap = cap ? cap * 2 : 64;
+			uint32_t *d = realloc(dead, ncap * sizeof(*d));
+
 			if (!d)
 				break;
 			dead = d;
+			cap = ncap;
 		}
 		dead[ndead++] = key;
 	}
@@ -121,11 +123,13 @@ static void purge_domain(const struct xr_maps *m, uint32_t domain)
 		if (bpf_map_lookup_elem(m->mrs, &key, &mr) || mr.domain != domain)
 			continue;
 		if (ndead == cap) {
-			uint32_t *d = realloc(dead, (cap = cap ? cap * 2 : 64) *
-						    sizeof(*d));
+			size_t ncap = cap ? cap * 2 : 64;
+			uint32_t *d = realloc(dead, ncap * sizeof(*d));
+
 			if (!d)
 				break;
 			dead = d;
+			cap = ncap;
 		}
 		dead[ndead++] = key;
 	}

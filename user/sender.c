@@ -48,6 +48,8 @@ int xr_qp_init_paths(struct xroce_qp *qp)
 	char msg[160];
 	int rc;
 
+	if (!nplanes)
+		return xr_fail(&dev->log, -EPROTO, "the peer has no data-plane address");
 	for (i = 0; i < nplanes; i++) {
 		const uint8_t *peer = qp->peer_addr[i];
 

@@ -148,7 +148,7 @@ static int fab_maps_of_prog(__u32 prog_id, struct fab_maps *m)
 	if (fd < 0)
 		return -errno;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
-	    strncmp(info.name, FAB_PROG_PREFIX, strlen(FAB_PROG_PREFIX)) ||
+	    strncmp(info.name, FAB_PROG_PREFIX, strlen(FAB_PROG_PREFIX)) != 0 ||
 	    info.nr_map_ids == 0 || info.nr_map_ids > 16)
 		goto out;
 	nr = info.nr_map_ids;
@@ -676,7 +676,7 @@ int main(int argc, char **argv)
 	libbpf_verbose = o.verbose;
 	libbpf_set_print(fab_libbpf_print);
 
-	if (strcmp(cmd, "set") && o.nwords) {
+	if (strcmp(cmd, "set") != 0 && o.nwords) {
 		fab_err(-EINVAL, "unexpected argument '%s'", o.words[0]);
 		return 1;
 	}

@@ -139,7 +139,7 @@ static int server(const char *ifname)
 		int n = xroce_wait_cq(e.rcq, 1, &wc, 10000);
 
 		if (n <= 0) {
-			fprintf(stderr, "itest_wr: server got %u of %u completions\n", got, N);
+			fprintf(stderr, "itest_wr: server got %u of %d completions\n", got, N);
 			goto out;
 		}
 		if (wc.status != XROCE_WC_SUCCESS ||
@@ -241,7 +241,7 @@ static int client(const char *ifname, const char *host)
 		int n = xroce_wait_cq(e.scq, 32, wc, 10000), k;
 
 		if (n <= 0) {
-			fprintf(stderr, "itest_wr: client got %u of %u completions\n", done, N);
+			fprintf(stderr, "itest_wr: client got %u of %d completions\n", done, N);
 			goto out;
 		}
 		for (k = 0; k < n; k++, done++)
