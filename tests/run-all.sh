@@ -6,6 +6,7 @@
 #   bpf           the XDP program on crafted frames (build/tests/bpf_*)
 #   integration   netns tests: attach/status, transfers under loss, peer death
 #   fabric        the fabric emulator's own checks
+#   lint          cppcheck and clang-tidy on the C sources (tests/lint.sh)
 #
 # Usage: tests/run-all.sh [GROUP...]   (default: all groups)
 # Exit status 0 only if every test passed; a summary is printed at the end.
@@ -14,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 GROUPS_WANTED=("$@")
-[ ${#GROUPS_WANTED[@]} -eq 0 ] && GROUPS_WANTED=(unit bpf integration fabric)
+[ ${#GROUPS_WANTED[@]} -eq 0 ] && GROUPS_WANTED=(unit bpf integration fabric lint)
 RESULTS=()
 FAILED=0
 
@@ -45,6 +46,9 @@ if want unit; then
 	for t in build/tests/test_*; do
 		[ -x "$t" ] && run "unit: ${t##*/}" "$t"
 	done
+fi
+if want lint; then
+	run "lint: cppcheck + clang-tidy" bash tests/lint.sh
 fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "not root: skipping the BPF, integration and fabric tests" >&2
