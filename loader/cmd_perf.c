@@ -208,6 +208,7 @@ struct pf_sconn {
 static int server(const struct pf_opts *o)
 {
 	struct pf_sconn sc[PF_MAX_CONNS];
+	struct xroce_qp *nq = NULL;
 	struct pf_env e = { 0 };
 	struct pf_welcome w = { PF_MAGIC, 0, 0, 0, 0, PF_BUF };
 	int rc, i;
@@ -222,27 +223,29 @@ static int server(const struct pf_opts *o)
 	fflush(stdout);
 	for (;;) {
 		struct xroce_wc wc[64];
-		struct xroce_qp *nq = NULL;
 		int n, k, slot = -1;
 
-		/* A fresh QP always waits for the next client. */
+		/* A fresh QP always waits for the next client (kept across
+		 * rounds until a request takes it). */
 		for (i = 0; i < PF_MAX_CONNS; i++)
 			if (!sc[i].qp) {
 				slot = i;
 				break;
 			}
 		if (slot >= 0) {
-			if (pf_qp(o, &e, &nq))
-				goto out;
-			xroce_set_private_data(nq, &w, sizeof(w));
+			if (!nq) {
+				if (pf_qp(o, &e, &nq))
+					goto out;
+				xroce_set_private_data(nq, &w, sizeof(w));
+			}
 			rc = xroce_accept(nq, 0);
 			if (!rc) {
 				sc[slot].qp = nq;
 				sc[slot].active = true;
 				xroce_get_private_data(nq, &sc[slot].hello, sizeof(sc[slot].hello));
+				nq = NULL;
 				continue;
 			}
-			xroce_destroy_qp(nq);
 		}
 		/* Sleep until completions, a connection request or 10 ms. */
 		n = xroce_wait_cq(e.cq, 64, wc, 10);
