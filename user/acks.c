@@ -106,35 +106,63 @@ static enum xroce_wc_status nak_status(uint8_t reason)
 	}
 }
 
+/* The end of the wait a refused packet of the same work request is in
+ * already, or 0.  A request's packets are refused together (every packet
+ * in flight when the receiver was not ready): that is one round, one retry,
+ * not one retry per packet. */
+static uint64_t rnr_round_due(struct xroce_qp *qp, const struct xr_pk *pk)
+{
+	uint32_t i;
+
+	for (i = qp->rnr_head; i != qp->rnr_tail; i++) {
+		uint32_t k = i & (qp->pk_win - 1), c = qp->rnr[k];
+		const struct xr_pk *o;
+
+		if (!xr_csn_in_flight(qp, c))
+			continue;
+		o = xr_pk_at(qp, c);
+		if (o->rnr && o->wr == pk->wr)
+			return qp->rnr_due[k];
+	}
+	return 0;
+}
+
 /* Receiver not ready: park the packet, resend it later, up to rnr_retry
- * times per work request. */
+ * rounds per work request. */
 static void handle_rnr(struct xroce_qp *qp, uint32_t csn, struct xr_pk *pk,
 		       struct xr_swr *w)
 {
-	uint64_t delay;
+	uint64_t due;
 
 	if (pk->rnr)
 		return; /* already parked (another copy was refused too) */
-	if (w->rnr_count >= qp->rnr_retry) {
-		w->failed = 1;
-		w->status = XROCE_WC_RNR_RETRY_EXC_ERR;
-		qp->complete_dirty = true;
-		xr_log(&qp->dev->log, XROCE_LOG_WARN, "qp %u: receiver not ready "
-		       "%u times for work request %llu", qp->conn_id,
-		       w->rnr_count + 1, (unsigned long long)w->wr_id);
-		xr_log(&qp->dev->log, XROCE_LOG_WARN, "DBG csn %u off %u len %u ntx %u nacked %u npkts %u msn %u",
-		       csn, pk->off, pk->len, pk->ntx, w->nacked, w->npkts, w->rkey);
+	due = rnr_round_due(qp, pk);
+	if (!due) {
+		if (w->rnr_count >= qp->rnr_retry) {
+			w->failed = 1;
+			w->status = XROCE_WC_RNR_RETRY_EXC_ERR;
+			qp->complete_dirty = true;
+			xr_log(&qp->dev->log, XROCE_LOG_WARN, "qp %u: receiver not "
+			       "ready %u times for work request %llu", qp->conn_id,
+			       w->rnr_count + 1, (unsigned long long)w->wr_id);
+			return;
+		}
+		w->rnr_count++;
+		due = qp->dev->now_ns + (qp->rnr_timer_ns <<
+			(w->rnr_count - 1 < 16 ? w->rnr_count - 1 : 16));
+	}
+	if (qp->rnr_tail - qp->rnr_head >= qp->pk_win) {
+		/* Cannot happen: at most one entry per packet in flight. */
+		xr_qp_queue_retx(qp, csn);
 		return;
 	}
-	w->rnr_count++;
-	xr_log(&qp->dev->log, XROCE_LOG_WARN, "DBG rnr wr %llu csn %u off %u ntx %u nacked %u/%u path %u", (unsigned long long)w->wr_id, csn, pk->off, pk->ntx, w->nacked, w->npkts, 0);
-	delay = qp->rnr_timer_ns << (w->rnr_count - 1 < 16 ? w->rnr_count - 1 : 16);
 	pk->rnr = 1;
 	qp->rnr[qp->rnr_tail & (qp->pk_win - 1)] = csn;
-	qp->rnr_due[qp->rnr_tail & (qp->pk_win - 1)] = qp->dev->now_ns + delay;
+	qp->rnr_due[qp->rnr_tail & (qp->pk_win - 1)] = due;
 	qp->rnr_tail++;
 	/* Waiting on the receiver is progress of a kind: not a dead peer. */
-	qp->last_progress_ns = qp->dev->now_ns + delay;
+	if (due > qp->last_progress_ns)
+		qp->last_progress_ns = due;
 }
 
 static void handle_nak(struct xroce_qp *qp, const struct xr_evt *e)
@@ -233,22 +261,31 @@ uint64_t xr_qp_timers(struct xroce_qp *qp)
 		if (dl < next)
 			next = dl;
 	}
-	/* Packets parked by "receiver not ready" whose wait is over.  The
-	 * ring is in order of parking with equal or growing delays per
-	 * request, so stop at the first not yet due. */
-	while (qp->rnr_head != qp->rnr_tail) {
-		uint32_t k = qp->rnr_head & (qp->pk_win - 1), csn = qp->rnr[k];
+	/* Packets parked by "receiver not ready" whose wait is over, wherever
+	 * they are in the ring: waits of different requests (and streams)
+	 * differ, and one request's long backoff must not hold back another's
+	 * retry.  The ring is compacted as it goes, keeping its order. */
+	{
+		uint32_t k, keep = qp->rnr_head, m = qp->pk_win - 1;
 
-		if (qp->rnr_due[k] > now) {
-			if (qp->rnr_due[k] < next)
-				next = qp->rnr_due[k];
-			break;
+		for (k = qp->rnr_head; k != qp->rnr_tail; k++) {
+			uint32_t csn = qp->rnr[k & m];
+			uint64_t due = qp->rnr_due[k & m];
+
+			if (due > now) {
+				if (due < next)
+					next = due;
+				qp->rnr[keep & m] = csn;
+				qp->rnr_due[keep & m] = due;
+				keep++;
+				continue;
+			}
+			if (xr_csn_in_flight(qp, csn)) {
+				xr_pk_at(qp, csn)->rnr = 0;
+				xr_qp_queue_retx(qp, csn);
+			}
 		}
-		qp->rnr_head++;
-		if (xr_csn_in_flight(qp, csn)) {
-			xr_pk_at(qp, csn)->rnr = 0;
-			xr_qp_queue_retx(qp, csn);
-		}
+		qp->rnr_tail = keep;
 	}
 	/* The peer is gone if nothing has been acknowledged for timeout_ms
 	 * while work was outstanding. */
@@ -317,11 +354,19 @@ void xr_qp_complete(struct xroce_qp *qp)
 		if (w->done)
 			continue;
 		if (w->failed) {
+			uint32_t j;
+
 			/* In order within its stream, then the connection fails
-			 * (as an ibverbs RC QP would). */
+			 * (as an ibverbs RC QP would): this request alone
+			 * carries the error; everything else outstanding, even
+			 * an earlier request of another stream or a later one
+			 * that failed too, completes as flushed. */
 			if (*b & bit)
 				continue;
-			xr_qp_fail(qp, (enum xroce_wc_status)w->status,
+			for (j = qp->sq_head; j != qp->sq_tail; j++)
+				if (xr_swr_at(qp, j) != w)
+					xr_swr_at(qp, j)->failed = 0;
+			xr_qp_fail(qp, XROCE_WC_WR_FLUSH_ERR,
 				   "the peer refused a work request");
 			return;
 		}

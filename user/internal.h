@@ -191,6 +191,7 @@ struct xr_swr {
 	uint32_t seg_off;                  /* bytes given a CSN so far */
 	uint32_t read_id;                  /* READ: our id for its answer */
 	uint64_t read_loff;                /* READ: where the answer lands */
+	uint64_t rnr_until;                /* receiver-not-ready wait ends */
 	uint32_t read_len;
 	uint16_t stream, ssn;
 	uint8_t opcode;                    /* XR_OP_* */
