@@ -516,6 +516,8 @@ XR_INLINE __u32 xr_nak_stat(__u8 reason)
 		return XR_STAT_DROP_ACCESS;
 	case XR_NAK_BAD_OPCODE:
 		return XR_STAT_DROP_OPCODE;
+	case XR_NAK_RNR:
+		return XR_STAT_NAK_RNR;
 	default:
 		return XR_STAT_DROP_LENGTH;
 	}
@@ -569,7 +571,7 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	struct xr_rx_path *p;
 	struct xr_conn *c;
 	void *evq, *mem = NULL;
-	int pv, cv = XR_RXW_OLD, v6 = h->v6, done = 0, gap, ce, new_active;
+	int pv, cv = XR_RXW_OLD, v6 = h->v6, done = 0, gap, ce, new_active, dup_peek;
 	__u8 path, flags, opcode, nak = 0, aflags;
 	__u16 stream, ssn;
 	struct xr_read_req *rr;
@@ -613,13 +615,23 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	peer_conn = c->peer_conn;
 	tx_token = c->tx_token;
 
+	rx = bpf_map_lookup_elem(&xr_rx, &conn_id);
+	if (!rx)
+		return xr_drop(XR_STAT_DROP_NO_CONN);
+	/* A duplicate (its CSN already arrived) is acknowledged as such, never
+	 * judged again: the receive a SEND filled may be consumed by now, and
+	 * refusing the copy would make the sender retry forever.  This peek is
+	 * lock-free; the locked CSN check below stays the authority. */
+	dup_peek = xr_csn_seen(rx, csn);
 	sc = bpf_map_lookup_elem(&xr_scratch, &zero);
 	if (!sc)
 		return xr_drop(XR_STAT_DROP_NO_MEM);
 	e = &sc->e;
 	ai = &sc->ai;
 	rr = &sc->rr;
-	if (opcode == XR_OP_READ_REQ) {
+	if (dup_peek) {
+		nak = 0;
+	} else if (opcode == XR_OP_READ_REQ) {
 		/* One packet carrying struct xr_read_req: validated here, answered
 		 * by the responder's library (XDP cannot send many packets). */
 		if (plen != sizeof(*rr) || msg_len != sizeof(*rr) || msg_off ||
@@ -671,9 +683,6 @@ checked:
 		if (!mem)
 			return xr_drop(XR_STAT_DROP_NO_MEM);
 	}
-	rx = bpf_map_lookup_elem(&xr_rx, &conn_id);
-	if (!rx)
-		return xr_drop(XR_STAT_DROP_NO_CONN);
 
 	ce = h->ecn == XR_ECN_CE;
 	/* Keep the mask: clang drops it (it knows path < 16) and 6.1's

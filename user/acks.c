@@ -17,6 +17,11 @@
 
 #include "internal.h"
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#include "lib/rxwin.h"
+#pragma GCC diagnostic pop
+
 void xr_qp_release_wr(struct xroce_qp *qp, struct xr_swr *w)
 {
 	if (w->nseg > 1)
@@ -31,13 +36,17 @@ void xr_qp_release_wr(struct xroce_qp *qp, struct xr_swr *w)
 	}
 }
 
-static void apply_result(struct xroce_qp *qp, int pi,
-			 const struct xr_ack_result *res, bool timeout)
+/* skip_csn: a CSN the path delivered but the peer refused (NAK): resolved
+ * for the path, not acknowledged for the connection. */
+static void apply_result_skip(struct xroce_qp *qp, int pi,
+			      const struct xr_ack_result *res, bool timeout,
+			      bool skip, uint32_t skip_csn)
 {
 	uint32_t i;
 
 	for (i = 0; i < res->nacked; i++)
-		xr_qp_pkt_acked(qp, res->acked[i].csn);
+		if (!skip || res->acked[i].csn != skip_csn)
+			xr_qp_pkt_acked(qp, res->acked[i].csn);
 	for (i = 0; i < res->nlost; i++) {
 		xr_qp_queue_retx(qp, res->lost[i].csn);
 		if (timeout) {
@@ -50,6 +59,30 @@ static void apply_result(struct xroce_qp *qp, int pi,
 	}
 	if (res->nacked)
 		qp->last_progress_ns = qp->dev->now_ns;
+}
+
+static void apply_result(struct xroce_qp *qp, int pi,
+			 const struct xr_ack_result *res, bool timeout)
+{
+	apply_result_skip(qp, pi, res, timeout, false, 0);
+}
+
+/* The receiver records a refused packet nowhere, so its NAK shows a gap at
+ * that PSN; but the path did deliver it.  Show the path's loss detector
+ * what the path did, by applying the receiver's own window rule to the
+ * refused PSN: it arrived (so a refusal never looks like loss or makes a
+ * healthy path suspect). */
+static void nak_view(struct xr_ack_view *v)
+{
+	struct xr_rx_path p;
+
+	memset(&p, 0, sizeof(p));
+	p.cack = v->cack;
+	memcpy(p.sack, v->sack, sizeof(p.sack));
+	if (xr_rxw_accept(&p, v->ack_psn) != XR_RXW_NEW)
+		return;
+	v->cack = p.cack;
+	memcpy(v->sack, p.sack, sizeof(v->sack));
 }
 
 static void handle_cc_events(struct xroce_qp *qp)
@@ -207,9 +240,11 @@ void xr_qp_on_ack(struct xroce_qp *qp, const struct xr_evt *e)
 	if (e->type == XR_EVT_NAK)
 		handle_nak(qp, e);
 	xr_ack_view_from_evt(&v, e);
+	if (e->type == XR_EVT_NAK)
+		nak_view(&v);
 	xr_txpath_on_ack(&qp->path[pi].tp, &v, now, res);
 	xr_cc_on_ack(&qp->cc, pi, &v, res, &qp->path[pi].tp, now);
-	apply_result(qp, pi, res, false);
+	apply_result_skip(qp, pi, res, false, e->type == XR_EVT_NAK, e->ack.nak_csn);
 	if (v.rate_hint)
 		qp->rate_hint = v.rate_hint;
 	handle_cc_events(qp);

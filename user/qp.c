@@ -311,6 +311,21 @@ int xroce_destroy_qp(struct xroce_qp *qp)
 	if (!*pp)
 		return xr_fail(&dev->log, -ENOENT, "xroce_destroy_qp: unknown QP");
 	*pp = qp->next;
+	if (qp->csn_una != qp->csn_next) {
+		uint32_t c;
+
+		xr_log(&dev->log, XROCE_LOG_DEBUG, "qp %u: destroyed with CSNs %u..%u "
+		       "outstanding, %u queued for resend, %u waiting on RNR",
+		       qp->conn_id, qp->csn_una, qp->csn_next,
+		       qp->retx_tail - qp->retx_head, qp->rnr_tail - qp->rnr_head);
+		for (c = qp->csn_una; c != qp->csn_next && c - qp->csn_una < 16; c++) {
+			struct xr_pk *pk = xr_pk_at(qp, c);
+
+			xr_log(&dev->log, XROCE_LOG_DEBUG, "  csn %u: state %u queued %u "
+			       "rnr %u sent %u times, wr %u off %u", c, pk->state,
+			       pk->queued, pk->rnr, pk->ntx, pk->wr, pk->off);
+		}
+	}
 	if (qp->state == XROCE_QPS_RTS)
 		xr_ctrl_send_close(qp);
 	bpf_map_delete_elem(dev->maps.conns, &qp->conn_id);

@@ -40,6 +40,7 @@ static const char *const stat_names[] = {
 	[XR_STAT_TX_ACK_FAIL] = "tx_ack_fail",
 	[XR_STAT_EVT_LOST] = "evt_lost",
 	[XR_STAT_DROP_DEAD] = "drop_dead",
+	[XR_STAT_NAK_RNR] = "nak_rnr",
 };
 
 _Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) == XR_STAT_MAX,

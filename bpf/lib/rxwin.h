@@ -170,6 +170,23 @@ XR_INLINE int xr_rxw_accept(struct xr_rx_path *p, __u32 psn)
 	return XR_RXW_NEW;
 }
 
+/* Has csn arrived already (without recording anything)? */
+XR_INLINE int xr_csn_seen(struct xr_rx_state *st, __u32 csn)
+{
+	__s32 d = xr_seq_diff(csn, st->csn_next);
+	__u32 idx, w;
+
+	if (d < 0)
+		return 1;
+	if (d >= XR_CSN_WIN)
+		return 0;
+	idx = csn % XR_CSN_WIN;
+	w = idx >> 6;
+	xr_barrier_var(w);
+	w &= XR_CSN_WIN / 64 - 1;
+	return (st->csn_ring[w] >> (idx & 63)) & 1;
+}
+
 /* Record the arrival of csn on the connection: NEW means place it. */
 XR_INLINE int xr_csn_accept(struct xr_rx_state *st, __u32 csn)
 {

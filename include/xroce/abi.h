@@ -236,6 +236,7 @@ enum xr_stat {
 	XR_STAT_TX_ACK_FAIL,     /* could not turn a frame into an ACK */
 	XR_STAT_EVT_LOST,        /* a RECV event did not fit in the ring */
 	XR_STAT_DROP_DEAD,       /* the owning process is gone */
+	XR_STAT_NAK_RNR,         /* SEND refused: no receive posted (NAKed) */
 	XR_STAT_MAX,
 };
 
