@@ -48,6 +48,8 @@ BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
 ITEST_SRCS := $(wildcard tests/integration/itest_*.c)
 ITEST_BINS := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(ITEST_SRCS))
 FABRIC_SRCS := $(wildcard tests/fabric/*.c)
+EXAMPLE_SRCS := $(wildcard examples/*.c)
+EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/xroce-%,$(EXAMPLE_SRCS))
 
 ifeq ($(V),0)
 Q := @
@@ -59,7 +61,8 @@ endif
 
 .PHONY: all clean install deps test check unit bpftest integration demo bench lint vmtest
 all: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/xroce.pc \
-	$(UNIT_BINS) $(BPFT_BINS) $(ITEST_BINS) $(if $(FABRIC_SRCS),$(BUILD)/xrfabric)
+	$(UNIT_BINS) $(BPFT_BINS) $(ITEST_BINS) $(EXAMPLE_BINS) \
+	$(if $(FABRIC_SRCS),$(BUILD)/xrfabric)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(dir $@)
@@ -103,6 +106,10 @@ $(BUILD)/loader/%.o: loader/%.c $(LIB_HDRS) $(wildcard loader/*.h) $(SKELS)
 $(BUILD)/xroce: $(LOADER_OBJS) $(BUILD)/libxroce.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) -o $@ $(LOADER_OBJS) $(BUILD)/libxroce.a $(LIBS)
+
+$(BUILD)/xroce-%: examples/%.c $(BUILD)/libxroce.a $(LIB_HDRS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(XCFLAGS) -o $@ $< $(BUILD)/libxroce.a $(LIBS)
 
 $(BUILD)/xrfabric: $(FABRIC_SRCS) $(wildcard tests/fabric/*.h) $(SKELS)
 	$(call msg,LD,$@)

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# allreduce.sh: ring all-reduce bus bandwidth over 4 hosts, xroce beside
+# TCP, loss-free and at 1% random loss, in one run.
+#
+# Topology: tests/fabric/fabric.sh leafspine 4 (two leaves, two spines,
+# ECMP).  Loss is injected on every host's first switch port (so on every
+# packet a host sends).  Each rank is examples/allreduce.c (build/
+# xroce-allreduce) in its host's namespace; rank 0 reports its best time
+# of --iters rounds per size; bus bandwidth = size * 2 (N-1) / N / time.
+#
+# Usage: tests/bench/allreduce.sh [--sizes 256k,4M,16M] [--iters N]
+#                                 [--losses "0 0.01"] [--json FILE]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/lib/netns.sh
+. tests/lib/netns.sh
+[ "$(id -u)" -eq 0 ] || xr_die "needs root"
+SIZES=256k,4M,16M
+ITERS=5
+LOSSES="0 0.01"
+JSON=
+N=4
+while [ $# -gt 0 ]; do
+	case $1 in
+	--sizes) SIZES=$2; shift 2 ;;
+	--iters) ITERS=$2; shift 2 ;;
+	--losses) LOSSES=$2; shift 2 ;;
+	--json) JSON=$2; shift 2 ;;
+	*) xr_die "unknown option $1" ;;
+	esac
+done
+XROCE=$PWD/build/xroce
+AR=$PWD/build/xroce-allreduce
+XRFABRIC=$PWD/build/xrfabric
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+
+PFX=$(xr_prefix)
+TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
+xr_cleanup_push "rm -rf '$TMP'"
+xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
+[ -n "${XR_KEEP:-}" ] && xr_cleanup_push "cp $TMP/err.* $TMP/out.* $XR_KEEP/ 2>/dev/null"
+bash tests/fabric/fabric.sh up leafspine $N --prefix "$PFX" --env "$TMP/env" >/dev/null
+# shellcheck disable=SC1091
+. "$TMP/env"
+PEERS=
+for i in $(seq 0 $((N - 1))); do
+	ns_var="FAB_h${i}_NS"
+	ip_var="FAB_h${i}_IP4_0"
+	nsx "${!ns_var}" "$XROCE" attach --force eth0 >/dev/null
+	PEERS+="${PEERS:+,}${!ip_var}"
+done
+
+set_loss() {
+	local i port
+	for i in $(seq 0 $((N - 1))); do
+		port_var="FAB_h${i}_PORT_0"
+		port=${!port_var}
+		"$XRFABRIC" set --netns "${port%%:*}" --port "${port##*:}" "loss=$1" >/dev/null
+	done
+}
+
+run() { # TRANSPORT LOSS
+	local i pids=()
+	for i in $(seq 0 $((N - 1))); do
+		ns_var="FAB_h${i}_NS"
+		nsx "${!ns_var}" timeout 300 "$AR" --rank "$i" --peers "$PEERS" \
+			--iface eth0 --transport "$1" --sizes "$SIZES" --iters "$ITERS" \
+			>"$TMP/out.$i" 2>"$TMP/err.$i" &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || xr_die "rank $i ($1, loss $2) failed: $(cat "$TMP/err.$i")"
+	done
+	sed "s/^{/{\"loss\":$2,/" "$TMP/out.0" >>"$TMP/results"
+}
+
+: >"$TMP/results"
+for loss in $LOSSES; do
+	set_loss "$loss"
+	run xroce "$loss"
+	run tcp "$loss"
+done
+set_loss 0
+python3 - "$TMP/results" "$N" "${JSON:-}" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print(f"ring all-reduce, {sys.argv[2]} ranks, bus bandwidth (Gbit/s), best of iterations")
+print(f"{'bytes':>10} {'loss':>6} {'xroce':>9} {'TCP':>9} {'xroce/TCP':>10}")
+for r in rows:
+    if r['transport'] != 'xroce':
+        continue
+    t = next((x for x in rows if x['transport'] == 'tcp' and x['bytes'] == r['bytes']
+              and x['loss'] == r['loss']), None)
+    tb = t['busbw_gbps'] if t else float('nan')
+    print(f"{r['bytes']:>10} {r['loss']*100:5.1f}% {r['busbw_gbps']:9.3f} {tb:9.3f} "
+          f"{r['busbw_gbps']/tb if t and tb else float('nan'):10.2f}")
+if sys.argv[3]:
+    json.dump(rows, open(sys.argv[3], 'w'), indent=1)
+PY
