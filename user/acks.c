@@ -237,6 +237,7 @@ void xr_qp_on_ack(struct xroce_qp *qp, const struct xr_evt *e)
 		qp->dev->evt_bad++;
 		return;
 	}
+	qp->timer_due = 0; /* acknowledgements move deadlines */
 	if (e->type == XR_EVT_NAK)
 		handle_nak(qp, e);
 	xr_ack_view_from_evt(&v, e);
@@ -254,6 +255,7 @@ void xr_qp_on_probe_reply(struct xroce_qp *qp, const struct xr_evt *e)
 {
 	if (qp->state != XROCE_QPS_RTS || e->path >= qp->npaths)
 		return;
+	qp->timer_due = 0;
 	xr_cc_on_probe_reply(&qp->cc, e->path, e->probe.seq, e->probe.rate_hint,
 			     qp->dev->now_ns);
 	handle_cc_events(qp);

@@ -308,6 +308,20 @@ static int ctrl_drain_close_ack(struct xroce_qp *qp)
 	}
 }
 
+int xr_ctrl_handle_msg(struct xroce_device *dev, const void *buf, size_t len,
+		       const struct sockaddr_in6 *from, socklen_t flen,
+		       uint64_t want_nonce, struct xr_ctrl_msg *answer)
+{
+	struct xr_ctrl_msg m;
+
+	if (len != sizeof(m) || flen != sizeof(*from)) {
+		dev->ctrl_bad++;
+		return 0;
+	}
+	memcpy(&m, buf, sizeof(m));
+	return ctrl_handle(dev, &m, from, want_nonce, answer);
+}
+
 /* Read every queued control message; returns 1 if one answered want_nonce. */
 static int ctrl_drain(struct xroce_device *dev, uint64_t want_nonce,
 		      struct xr_ctrl_msg *answer)
@@ -321,11 +335,8 @@ static int ctrl_drain(struct xroce_device *dev, uint64_t want_nonce,
 
 		if (n < 0)
 			return 0; /* EAGAIN: nothing more */
-		if (n != (ssize_t)sizeof(m) || flen != sizeof(from)) {
-			dev->ctrl_bad++;
-			continue;
-		}
-		if (ctrl_handle(dev, &m, &from, want_nonce, answer))
+		if (xr_ctrl_handle_msg(dev, &m, (size_t)n, &from, flen, want_nonce,
+				       answer))
 			return 1;
 	}
 }

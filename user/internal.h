@@ -31,6 +31,7 @@
 #include "pktbuild.h"
 #include "txpath.h"
 #include "xsk.h"
+#include "nlroute.h"
 
 struct ring_buffer;
 
@@ -71,6 +72,10 @@ struct xr_plane {
 	uint32_t free_frames[XR_TX_FRAMES];
 	uint32_t nfree;
 	bool need_kick;
+	/* Last next-hop resolution (connections to one peer share it). */
+	uint8_t nh_peer[16];
+	uint64_t nh_time_ns;
+	struct xr_nexthop nh;
 };
 
 /* A connection request waiting for xroce_accept(). */
@@ -306,6 +311,9 @@ struct xroce_qp {
 	uint64_t last_progress_ns;
 	/* streams, receives, READs */
 	struct xr_stream *streams[XROCE_MAX_STREAMS];
+	uint16_t *stream_ids;              /* the streams in use, in order of use */
+	uint32_t nstreams;
+	uint64_t timer_due;                /* when xr_qp_timers must run (0: now) */
 	uint32_t rnr_retry;
 	uint64_t rnr_timer_ns;
 	uint32_t *rnr;                     /* CSNs waiting out an RNR, ring */
@@ -357,6 +365,13 @@ void xr_ctrl_close(struct xroce_device *dev);
 /* Read and handle pending control messages without blocking. */
 void xr_ctrl_service(struct xroce_device *dev);
 void xr_ctrl_send_close(struct xroce_qp *qp);
+/* One datagram received on the control socket (len bytes from `from`, whose
+ * address length was flen): checked and handled.  Returns 1 if it is the
+ * answer (ACCEPT / REJECT) to the connect waiting for want_nonce (then
+ * copied to *answer), else 0.  ctrl_drain's path; tests feed it directly. */
+int xr_ctrl_handle_msg(struct xroce_device *dev, const void *buf, size_t len,
+		       const struct sockaddr_in6 *from, socklen_t flen,
+		       uint64_t want_nonce, struct xr_ctrl_msg *answer);
 
 /* sender.c: packets and transmission */
 void xr_qp_queue_retx(struct xroce_qp *qp, uint32_t csn);

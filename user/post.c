@@ -209,6 +209,7 @@ int xroce_post_send(struct xroce_qp *qp, struct xroce_send_wr *wr,
 			       "in the error state" : "not connected");
 	if (qp->sq_head == qp->sq_tail && qp->csn_una == qp->csn_next)
 		qp->last_progress_ns = xr_now_ns(); /* idle until now */
+	qp->timer_due = 0; /* new work: the peer-silence deadline applies */
 	for (; wr; wr = wr->next) {
 		if (bad_wr)
 			*bad_wr = wr;

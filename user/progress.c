@@ -82,12 +82,16 @@ uint64_t xr_progress(struct xroce_device *dev)
 			xr_telem_publish(qp);
 		dev->telem_next_ns = dev->now_ns + XR_TELEM_PERIOD_NS;
 	}
+	/* Each QP costs a few comparisons unless it has something to do:
+	 * timers run when due (timer_due is reset to 0 whenever sending or an
+	 * acknowledgement changes them), completion when something changed. */
 	for (qp = dev->qps; qp; qp = qp->next) {
-		uint64_t dl = xr_qp_timers(qp);
-
-		if (dl < next)
-			next = dl;
-		xr_qp_transmit(qp);
+		if (dev->now_ns >= qp->timer_due)
+			qp->timer_due = xr_qp_timers(qp);
+		if (qp->timer_due < next)
+			next = qp->timer_due;
+		if (xr_qp_has_tx_work(qp))
+			xr_qp_transmit(qp);
 		xr_qp_complete(qp);
 		if (xr_qp_has_tx_work(qp))
 			busy = true;

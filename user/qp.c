@@ -366,6 +366,12 @@ int xroce_qp_stats(const struct xroce_qp *qp, struct xroce_qp_stats *st)
 	*st = qp->st;
 	st->npaths = qp->npaths;
 	st->rate_hint_mbps = qp->rate_hint;
+	st->mem_bytes = sizeof(*qp) + (uint64_t)qp->sq_size * sizeof(*qp->sq) +
+			(uint64_t)qp->pk_win * (sizeof(*qp->pk) + sizeof(*qp->retx) +
+						sizeof(*qp->rnr) + sizeof(*qp->rnr_due)) +
+			(uint64_t)qp->npaths * sizeof(*qp->path);
+	st->mem_bytes += (uint64_t)qp->nstreams * (sizeof(struct xr_stream) +
+						   sizeof(*qp->stream_ids));
 	return 0;
 }
 

@@ -20,10 +20,21 @@
 
 struct xr_stream *xr_stream_get(struct xroce_qp *qp, uint16_t id)
 {
+	uint16_t *ids;
+
 	if (id >= XROCE_MAX_STREAMS)
 		return NULL;
-	if (!qp->streams[id])
-		qp->streams[id] = calloc(1, sizeof(struct xr_stream));
+	if (qp->streams[id])
+		return qp->streams[id];
+	/* Keep a list of the streams in use, so per-stream work costs what
+	 * is used, not XROCE_MAX_STREAMS. */
+	ids = realloc(qp->stream_ids, (qp->nstreams + 1) * sizeof(*ids));
+	if (!ids)
+		return NULL;
+	qp->stream_ids = ids;
+	qp->streams[id] = calloc(1, sizeof(struct xr_stream));
+	if (qp->streams[id])
+		qp->stream_ids[qp->nstreams++] = id;
 	return qp->streams[id];
 }
 
@@ -31,10 +42,13 @@ void xr_qp_free_streams(struct xroce_qp *qp)
 {
 	uint32_t i;
 
-	for (i = 0; i < XROCE_MAX_STREAMS; i++) {
-		free(qp->streams[i]);
-		qp->streams[i] = NULL;
+	for (i = 0; i < qp->nstreams; i++) {
+		free(qp->streams[qp->stream_ids[i]]);
+		qp->streams[qp->stream_ids[i]] = NULL;
 	}
+	free(qp->stream_ids);
+	qp->stream_ids = NULL;
+	qp->nstreams = 0;
 }
 
 static void rq_unpublish(struct xroce_qp *qp, uint16_t stream, uint32_t msn)
@@ -242,21 +256,19 @@ void xr_qp_deliver(struct xroce_qp *qp)
 {
 	uint32_t i;
 
-	for (i = 0; i < XROCE_MAX_STREAMS; i++)
-		if (qp->streams[i])
-			deliver_stream(qp, (uint16_t)i, qp->streams[i]);
+	for (i = 0; i < qp->nstreams; i++)
+		deliver_stream(qp, qp->stream_ids[i], qp->streams[qp->stream_ids[i]]);
 }
 
 /* Posted receives complete as flushed (QP destroyed or failed). */
 void xr_qp_flush_recv(struct xroce_qp *qp)
 {
-	uint32_t i;
+	uint32_t k;
 
-	for (i = 0; i < XROCE_MAX_STREAMS; i++) {
+	for (k = 0; k < qp->nstreams; k++) {
+		uint16_t i = qp->stream_ids[k];
 		struct xr_stream *st = qp->streams[i];
 
-		if (!st)
-			continue;
 		while (st->rq_done != st->rq_post) {
 			struct xr_rwr *r = &st->rq[st->rq_done % XROCE_MAX_RECV_PER_STREAM];
 			struct xroce_wc wc = {
@@ -264,12 +276,12 @@ void xr_qp_flush_recv(struct xroce_qp *qp)
 				.status = XROCE_WC_WR_FLUSH_ERR,
 				.opcode = XROCE_WC_RECV,
 				.qp_num = qp->conn_id,
-				.stream = (uint16_t)i,
+				.stream = i,
 			};
 
 			if (xr_cq_push(qp->recv_cq, &wc))
 				break;
-			rq_unpublish(qp, (uint16_t)i, st->rq_done);
+			rq_unpublish(qp, i, st->rq_done);
 			st->rq_done++;
 		}
 	}

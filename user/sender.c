@@ -21,6 +21,7 @@
 
 #define XR_TX_BUDGET 64         /* packets per QP per progress round */
 #define XR_ECN_ECT0 2
+#define XR_NH_CACHE_NS 2000000000ull /* next hops are re-resolved after 2 s */
 
 static uint16_t pick_sport(const struct xroce_qp *qp, uint32_t self)
 {
@@ -53,12 +54,22 @@ int xr_qp_init_paths(struct xroce_qp *qp)
 	for (i = 0; i < nplanes; i++) {
 		const uint8_t *peer = qp->peer_addr[i];
 
-		rc = xr_nl_resolve(dev->plane[i].ifindex, qp->family,
-				   qp->family == AF_INET ? peer + 12 : peer, 1000,
-				   &nh[i], msg, sizeof(msg));
-		if (rc)
-			return xr_fail(&dev->log, rc, "%s: cannot reach the peer: %s",
-				       dev->plane[i].ifname, msg);
+		struct xr_plane *pl = &dev->plane[i];
+
+		if (pl->nh_time_ns && now - pl->nh_time_ns < XR_NH_CACHE_NS &&
+		    !memcmp(pl->nh_peer, peer, 16)) {
+			nh[i] = pl->nh; /* many connections to one peer: resolve once */
+		} else {
+			rc = xr_nl_resolve(pl->ifindex, qp->family,
+					   qp->family == AF_INET ? peer + 12 : peer, 1000,
+					   &nh[i], msg, sizeof(msg));
+			if (rc)
+				return xr_fail(&dev->log, rc, "%s: cannot reach the "
+					       "peer: %s", pl->ifname, msg);
+			pl->nh = nh[i];
+			memcpy(pl->nh_peer, peer, 16);
+			pl->nh_time_ns = now;
+		}
 		if (!mtu || (uint32_t)nh[i].mtu < mtu)
 			mtu = (uint32_t)nh[i].mtu;
 	}
@@ -334,6 +345,7 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 		return rc;
 	}
 	pl->need_kick = true;
+	qp->timer_due = 0; /* a new PSN in flight: deadlines move */
 	xr_cc_on_send(&qp->cc, pi, now);
 	if (pk->ntx) {
 		p->retx_pkts++;
@@ -420,5 +432,6 @@ int xr_qp_send_probe(struct xroce_qp *qp, int pi, uint64_t now)
 		return -ENOSPC;
 	}
 	pl->need_kick = true;
+	qp->timer_due = 0;
 	return 0;
 }

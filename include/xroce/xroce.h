@@ -325,6 +325,7 @@ struct xroce_qp_stats {
 	uint64_t wr_completed;
 	uint32_t npaths;
 	uint32_t rate_hint_mbps;        /* latest receiver hint, 0 = none */
+	uint64_t mem_bytes;             /* host memory this QP holds */
 };
 
 int xroce_qp_stats(const struct xroce_qp *qp, struct xroce_qp_stats *st);
