@@ -247,8 +247,16 @@ static int server(const struct pf_opts *o)
 				continue;
 			}
 		}
-		/* Sleep until completions, a connection request or 10 ms. */
-		n = xroce_wait_cq(e.cq, 64, wc, 10);
+		/* Busy-poll while a latency client is connected (as perftest
+		 * does: a wakeup per message would be measured too); otherwise
+		 * sleep until completions, a connection request or 10 ms. */
+		{
+			bool lat = false;
+
+			for (i = 0; i < PF_MAX_CONNS; i++)
+				lat |= sc[i].qp && sc[i].hello.mode == PF_LAT;
+			n = lat ? xroce_poll_cq(e.cq, 64, wc) : xroce_wait_cq(e.cq, 64, wc, 10);
+		}
 		for (k = 0; k < n; k++) {
 			struct pf_sconn *c = NULL;
 
