@@ -354,11 +354,20 @@ static int run_bw(const struct pf_opts *o, struct pf_env *e,
 				xroce_qp_stats(e->qp[i], &st);
 				acked += st.acked_bytes;
 			}
-			printf(o->json ? "{\"mode\":\"interval\",\"t_ms\":%.3f,\"bytes\":%"
-					 PRIu64 ",\"gbps\":%.4f}\n" :
-					 "  t %9.3f ms  %10" PRIu64 " B  %8.4f Gbit/s\n",
-			       (t - t0) * 1000, acked - ivl_acked,
-			       (double)(acked - ivl_acked) * 8 / (t - ivl_t) / 1e9);
+			struct timespec wall;
+
+			clock_gettime(CLOCK_REALTIME, &wall);
+			if (o->json)
+				printf("{\"mode\":\"interval\",\"t_ms\":%.3f,\"wall_ns\":%lld,"
+				       "\"bytes\":%" PRIu64 ",\"gbps\":%.4f}\n",
+				       (t - t0) * 1000,
+				       (long long)wall.tv_sec * 1000000000LL + wall.tv_nsec,
+				       acked - ivl_acked,
+				       (double)(acked - ivl_acked) * 8 / (t - ivl_t) / 1e9);
+			else
+				printf("  t %9.3f ms  %10" PRIu64 " B  %8.4f Gbit/s\n",
+				       (t - t0) * 1000, acked - ivl_acked,
+				       (double)(acked - ivl_acked) * 8 / (t - ivl_t) / 1e9);
 			ivl_acked = acked;
 			ivl_t = t;
 		}
