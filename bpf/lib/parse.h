@@ -80,6 +80,8 @@ XR_INLINE int xr_parse(void *data, void *data_end, struct xr_hdrs *h)
 
 		if ((void *)(ip6 + 1) > data_end)
 			return XR_PARSE_TRUNC;
+		if (ip6->version != 6)
+			return XR_PARSE_FRAG; /* malformed: not ours to judge */
 		h->ip6 = ip6;
 		h->v6 = 1;
 		h->ecn = (bpf_ntohs(*(__be16 *)ip6) >> 4) & XR_ECN_MASK;
