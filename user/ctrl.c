@@ -32,6 +32,7 @@
 #define XR_CLOSE_WAIT_MS 20
 
 static int wait_readable(int fd, uint64_t until_ns);
+static int ctrl_wait(struct xroce_device *dev, uint64_t until_ns);
 
 _Static_assert(XROCE_PRIVATE_DATA_MAX == XR_CTRL_PRIV_MAX, "private data size");
 
@@ -271,6 +272,13 @@ static int ctrl_handle(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 			*answer = *m;
 			return 1;
 		}
+		if (dev->want_nonce && nonce == dev->want_nonce) {
+			/* The answer a blocked connect waits for, read by a
+			 * progress round: keep it for the connect. */
+			memcpy(dev->answer, m, sizeof(*m));
+			dev->have_answer = true;
+			return 0;
+		}
 		return 0; /* a late answer to an earlier attempt */
 	case XR_CTRL_CLOSE:
 		on_close(dev, m, from);
@@ -346,6 +354,28 @@ void xr_ctrl_service(struct xroce_device *dev)
 	ctrl_drain(dev, 0, NULL);
 }
 
+/* Wait for a control message until until_ns, keeping the device's other
+ * connections going meanwhile: a server blocked in xroce_accept must still
+ * retransmit and acknowledge on the QPs it already has. */
+static int ctrl_wait(struct xroce_device *dev, uint64_t until_ns)
+{
+	for (;;) {
+		uint64_t now, step;
+		int rc;
+
+		if (dev->qps)
+			xr_progress(dev);
+		now = xr_now_ns();
+		if (now >= until_ns)
+			return 0;
+		step = dev->qps ? 1000000ull : until_ns - now; /* 1 ms with work */
+		rc = wait_readable(dev->ctrl_fd, now + (step < until_ns - now ?
+							 step : until_ns - now));
+		if (rc != 0)
+			return rc;
+	}
+}
+
 static int wait_readable(int fd, uint64_t until_ns)
 {
 	uint64_t now = xr_now_ns();
@@ -408,6 +438,8 @@ int xroce_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 	nonce = xr_random64() | 1;
 	m.op = XR_CTRL_CONNECT;
 	m.nonce = htobe64(nonce);
+	dev->want_nonce = nonce;
+	dev->have_answer = false;
 	deadline = timeout_ms < 0 ? UINT64_MAX :
 		   xr_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 	for (;;) {
@@ -417,15 +449,27 @@ int xroce_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 		if (rc && rc != -EAGAIN && rc != -ENOBUFS)
 			return xr_fail(&dev->log, rc, "xroce_connect: cannot reach "
 				       "%s port %u: %s", host, port, strerror(-rc));
-		while (wait_readable(dev->ctrl_fd, resend < deadline ? resend : deadline) > 0) {
+		for (;;) {
+			int r = ctrl_wait(dev, resend < deadline ? resend : deadline);
+
+			if (dev->have_answer) {
+				memcpy(&ans, dev->answer, sizeof(ans));
+				goto answered;
+			}
+			if (r <= 0)
+				break;
 			if (ctrl_drain(dev, nonce, &ans))
 				goto answered;
 		}
-		if (xr_now_ns() >= deadline)
+		if (xr_now_ns() >= deadline) {
+			dev->want_nonce = 0;
 			return xr_fail(&dev->log, -ETIMEDOUT, "xroce_connect: no "
 				       "answer from %s port %u", host, port);
+		}
 	}
 answered:
+	dev->want_nonce = 0;
+	dev->have_answer = false;
 	if (ans.op == XR_CTRL_REJECT)
 		return xr_fail(&dev->log, -(int)(ntohs(ans.status) ? ntohs(ans.status) : ECONNREFUSED),
 			       "xroce_connect: %s refused the connection: %s", host,
@@ -475,7 +519,7 @@ int xroce_accept(struct xroce_qp *qp, int timeout_ms)
 			if (xr_now_ns() >= deadline)
 				return xr_fail(&dev->log, -ETIMEDOUT,
 					       "xroce_accept: no connection request");
-			wait_readable(dev->ctrl_fd, deadline);
+			ctrl_wait(dev, deadline);
 			continue;
 		}
 		req = dev->pending[0];

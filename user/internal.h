@@ -118,6 +118,12 @@ struct xroce_device {
 	uint32_t npending;
 	struct xr_ctrl_recent recent[XR_CTRL_RECENT];
 	uint32_t recent_pos;
+	/* A blocking xroce_connect waits for the answer to this nonce;
+	 * whoever reads the control socket (it, or a progress round) stores
+	 * the answer here. */
+	uint64_t want_nonce;
+	bool have_answer;
+	uint8_t answer[sizeof(struct xr_ctrl_msg)];
 	uint64_t now_ns;                   /* clock of the current progress run */
 	uint64_t ctrl_next_ns;             /* next look at the control socket */
 	uint64_t telem_next_ns;            /* next telemetry update */

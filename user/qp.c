@@ -326,13 +326,18 @@ int xroce_destroy_qp(struct xroce_qp *qp)
 			       pk->queued, pk->rnr, pk->ntx, pk->wr, pk->off);
 		}
 	}
-	if (qp->state == XROCE_QPS_RTS)
+	/* Tell the peer, also from the error state (its side may still be up). */
+	if (qp->state == XROCE_QPS_RTS || (qp->state == XROCE_QPS_ERR && qp->peer_conn))
 		xr_ctrl_send_close(qp);
 	bpf_map_delete_elem(dev->maps.conns, &qp->conn_id);
 	if (qp->conn_id < dev->conn_tab_size)
 		dev->conn_tab[qp->conn_id] = NULL;
 	qp->state = XROCE_QPS_CLOSED;
 	flush_sq(qp, XROCE_WC_WR_FLUSH_ERR);
+	/* What the flush could not complete (CQ full) is released anyway:
+	 * READ windows closed, scatter lists freed. */
+	for (; qp->sq_head != qp->sq_tail; qp->sq_head++)
+		xr_qp_release_wr(qp, xr_swr_at(qp, qp->sq_head));
 	qp->send_cq->users--;
 	qp->recv_cq->users--;
 	xr_telem_detach(qp);

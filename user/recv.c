@@ -38,25 +38,33 @@ struct xr_stream *xr_stream_get(struct xroce_qp *qp, uint16_t id)
 	return qp->streams[id];
 }
 
-void xr_qp_free_streams(struct xroce_qp *qp)
-{
-	uint32_t i;
-
-	for (i = 0; i < qp->nstreams; i++) {
-		free(qp->streams[qp->stream_ids[i]]);
-		qp->streams[qp->stream_ids[i]] = NULL;
-	}
-	free(qp->stream_ids);
-	qp->stream_ids = NULL;
-	qp->nstreams = 0;
-}
-
 static void rq_unpublish(struct xroce_qp *qp, uint16_t stream, uint32_t msn)
 {
 	struct xr_rq_key k = { .conn = qp->conn_id, .stream = stream,
 			       .slot = (uint16_t)(msn % XR_RQ_SLOTS) };
 
 	bpf_map_delete_elem(qp->dev->maps.rq, &k);
+}
+
+void xr_qp_free_streams(struct xroce_qp *qp)
+{
+	uint32_t i;
+
+	for (i = 0; i < qp->nstreams; i++) {
+		uint16_t id = qp->stream_ids[i];
+		struct xr_stream *st = qp->streams[id];
+
+		/* Receives the flush could not complete (CQ full) must not stay
+		 * published: XDP would place a SEND of a later connection that
+		 * gets this id into memory the application has back. */
+		while (st && st->rq_done != st->rq_post)
+			rq_unpublish(qp, id, st->rq_done++);
+		free(st);
+		qp->streams[id] = NULL;
+	}
+	free(qp->stream_ids);
+	qp->stream_ids = NULL;
+	qp->nstreams = 0;
 }
 
 int xroce_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,

@@ -365,6 +365,11 @@ bool xr_qp_has_tx_work(const struct xroce_qp *qp)
 		return false;
 	if (qp->retx_head != qp->retx_tail)
 		return true;
+	/* A peer's READ waiting to become an answer (xr_qp_transmit queues
+	 * it): without this, a responder with nothing else to send would
+	 * never answer. */
+	if (qp->rdq_head != qp->rdq_tail && qp->sq_tail - qp->sq_head < qp->sq_size)
+		return true;
 	return qp->sq_seg != qp->sq_tail &&
 	       qp->csn_next - qp->csn_una < qp->pk_win &&
 	       qp->sq_seg - qp->sq_head < XR_MSG_SLOTS;
