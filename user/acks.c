@@ -383,7 +383,7 @@ void xr_qp_complete(struct xroce_qp *qp)
 	qp->complete_dirty = false;
 	xr_qp_deliver(qp);
 	memset(blocked, 0, sizeof(blocked));
-	for (i = qp->sq_head; i != qp->sq_seg; i++) {
+	for (i = qp->sq_head; i != qp->sq_hi; i++) {
 		struct xr_swr *w = xr_swr_at(qp, i);
 		uint64_t bit = 1ull << (w->stream % 64);
 		uint64_t *b = &blocked[w->stream / 64];

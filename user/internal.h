@@ -299,10 +299,14 @@ struct xroce_qp {
 	uint8_t priv_len;
 	uint8_t peer_priv[XR_CTRL_PRIV_MAX]; /* ... and the peer sent */
 	uint8_t peer_priv_len;
-	/* send queue: [sq_head, sq_tail) posted, [sq_head, sq_seg) started */
+	/* send queue: [sq_head, sq_tail) posted; every request before sq_seg
+	 * is fully cut into packets, and none from sq_hi on has started.
+	 * Between them requests of different streams are cut in turns. */
 	struct xr_swr *sq;
 	uint32_t sq_size;                  /* power of two */
-	uint32_t sq_head, sq_seg, sq_tail;
+	uint32_t sq_head, sq_seg, sq_hi, sq_tail;
+	uint16_t seg_rr;                   /* stream served last */
+	uint32_t seg_next;                 /* request peek_csn chose */
 	uint32_t next_msg_id;
 	/* packets: [csn_una, csn_next) in flight or resolved */
 	struct xr_pk *pk;

@@ -151,6 +151,14 @@ static int post_one(struct xroce_qp *qp, const struct xroce_send_wr *wr)
 			w->segs[w->nseg].len = wr->sg_list[i].length;
 			w->nseg++;
 		}
+		/* Empty entries dropped, at most one left: that is the one-entry
+		 * form (w->segs is only read, and freed, when nseg > 1). */
+		if (w->nseg <= 1) {
+			if (w->nseg)
+				w->seg1 = w->segs[0];
+			free(w->segs);
+			w->segs = NULL;
+		}
 	}
 
 	switch (wr->opcode) {

@@ -280,6 +280,8 @@ static void flush_sq(struct xroce_qp *qp, enum xroce_wc_status first)
 	}
 	if (qp->sq_seg - qp->sq_head > qp->sq_tail - qp->sq_head)
 		qp->sq_seg = qp->sq_head;
+	if (qp->sq_hi - qp->sq_head > qp->sq_tail - qp->sq_head)
+		qp->sq_hi = qp->sq_head;
 	xr_qp_flush_recv(qp);
 }
 

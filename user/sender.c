@@ -144,6 +144,45 @@ static void queue_read_answers(struct xroce_qp *qp)
 	}
 }
 
+/* How far past sq_seg requests are considered for the next new packet. */
+#define XR_SEG_LOOKAHEAD 64
+
+/* The request to cut the next new packet from: among the first unfinished
+ * request of each stream within the look-ahead, the one whose stream comes
+ * next after the stream served last.  So streams take turns packet by
+ * packet, and a large message on one stream does not hold back another
+ * stream's (completions are per stream too).  Returns false if none. */
+static bool next_new_wr(struct xroce_qp *qp, uint32_t *out)
+{
+	uint64_t seen[XROCE_MAX_STREAMS / 64];
+	uint32_t i, end, best = 0, best_d = UINT32_MAX;
+
+	end = qp->sq_tail - qp->sq_seg > XR_SEG_LOOKAHEAD ?
+	      qp->sq_seg + XR_SEG_LOOKAHEAD : qp->sq_tail;
+	/* Receivers track XR_MSG_SLOTS messages per connection. */
+	if (end - qp->sq_head > XR_MSG_SLOTS)
+		end = qp->sq_head + XR_MSG_SLOTS;
+	memset(seen, 0, sizeof(seen));
+	for (i = qp->sq_seg; i != end && i - qp->sq_seg < end - qp->sq_seg; i++) {
+		struct xr_swr *w = xr_swr_at(qp, i);
+		uint64_t bit = 1ull << (w->stream % 64);
+		uint32_t d;
+
+		if (w->nsent >= w->npkts || (seen[w->stream / 64] & bit))
+			continue;
+		seen[w->stream / 64] |= bit;
+		d = (uint32_t)(w->stream - qp->seg_rr - 1) % XROCE_MAX_STREAMS;
+		if (d < best_d) {
+			best_d = d;
+			best = i;
+		}
+	}
+	if (best_d == UINT32_MAX)
+		return false;
+	*out = best;
+	return true;
+}
+
 /* The next CSN to (re)send, without taking it; false if none. */
 static bool peek_csn(struct xroce_qp *qp, uint32_t *csn, bool *retx)
 {
@@ -161,8 +200,7 @@ static bool peek_csn(struct xroce_qp *qp, uint32_t *csn, bool *retx)
 	}
 	if (qp->csn_next - qp->csn_una >= qp->pk_win || qp->sq_seg == qp->sq_tail)
 		return false;
-	/* Receivers track XR_MSG_SLOTS messages per connection. */
-	if (qp->sq_seg - qp->sq_head >= XR_MSG_SLOTS)
+	if (!next_new_wr(qp, &qp->seg_next))
 		return false;
 	*csn = qp->csn_next;
 	*retx = false;
@@ -180,8 +218,8 @@ static struct xr_pk *take_csn(struct xroce_qp *qp, uint32_t csn, bool retx)
 		pk->queued = 0;
 		return pk;
 	}
-	w = xr_swr_at(qp, qp->sq_seg);
-	pk->wr = qp->sq_seg;
+	w = xr_swr_at(qp, qp->seg_next);
+	pk->wr = qp->seg_next;
 	pk->off = w->seg_off;
 	pk->len = w->len - w->seg_off < qp->seg_max ? w->len - w->seg_off : qp->seg_max;
 	pk->state = XR_PK_INFLIGHT;
@@ -189,7 +227,12 @@ static struct xr_pk *take_csn(struct xroce_qp *qp, uint32_t csn, bool retx)
 	pk->rnr = 0;
 	pk->ntx = 0;
 	w->seg_off += pk->len;
-	if (++w->nsent == w->npkts)
+	w->nsent++;
+	qp->seg_rr = w->stream;
+	if (qp->seg_next - qp->sq_seg >= qp->sq_hi - qp->sq_seg)
+		qp->sq_hi = qp->seg_next + 1;
+	while (qp->sq_seg != qp->sq_hi &&
+	       xr_swr_at(qp, qp->sq_seg)->nsent >= xr_swr_at(qp, qp->sq_seg)->npkts)
 		qp->sq_seg++;
 	qp->csn_next++;
 	return pk;

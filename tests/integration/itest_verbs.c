@@ -1131,12 +1131,10 @@ static int client_c(struct env *e)
 	for (r = 0; r < C_ROUNDS; r++)
 		printf(" %u", n2[r]);
 	printf(" of %u; receive completions at the server: %u in all\n", N2, m.v1);
-	/* Under loss, stream 1's retransmissions must not hold back stream 2
-	 * (a round whose stream-1 tail lost nothing shows no overtaking, so
-	 * several rounds).  Without loss there is nothing to overtake: the
-	 * library cuts the send queue into packets in posting order, across
-	 * streams, so stream 2 is only sent after all of stream 1
-	 * (XR_VERBS_STREAM_OVERTAKE=0 turns this check off then). */
+	/* Stream 2's small messages, posted after stream 1's 8 MiB one, must
+	 * not wait for it: the library cuts packets from the streams in turns,
+	 * and stream 1's retransmissions do not hold stream 2 back either.
+	 * (XR_VERBS_STREAM_OVERTAKE=0 turns the check off, for experiments.) */
 	if (overtake_required()) {
 		EXPECT(total > 0, "in %d rounds no stream-2 send completion came "
 		       "before stream 1's: stream 2 waited for stream 1", C_ROUNDS);
