@@ -392,7 +392,10 @@ static int run_bw(const struct pf_opts *o, struct pf_env *e,
 			if (!any)
 				break;
 		}
-		n = xroce_poll_cq(e->cq, 64, wc);
+		/* Everything that can be is posted: wait for completions (the
+		 * library sleeps while pacing or windows hold it, leaving the
+		 * CPU to the network stack), at most 1 ms. */
+		n = xroce_wait_cq(e->cq, 64, wc, 1);
 		for (k = 0; k < n; k++) {
 			if (wc[k].status != XROCE_WC_SUCCESS)
 				return xr_err("perf", 0, "a WRITE failed: %s",

@@ -408,6 +408,9 @@ uint64_t xr_qp_timers(struct xroce_qp *qp);
 void xr_qp_complete(struct xroce_qp *qp);
 /* True if the QP has something it could send right now. */
 bool xr_qp_has_tx_work(const struct xroce_qp *qp);
+/* When the QP can send next: 0 = now, a time (pacing), or UINT64_MAX
+ * (nothing to send, or windows full: an acknowledgement will wake us). */
+uint64_t xr_qp_tx_ready(struct xroce_qp *qp, uint64_t now);
 /* The peer received every CSN before csn (from its CLOSE). */
 void xr_qp_acked_below(struct xroce_qp *qp, uint32_t csn);
 int xr_qp_init_paths(struct xroce_qp *qp);

@@ -93,8 +93,17 @@ uint64_t xr_progress(struct xroce_device *dev)
 		if (xr_qp_has_tx_work(qp))
 			xr_qp_transmit(qp);
 		xr_qp_complete(qp);
-		if (xr_qp_has_tx_work(qp))
-			busy = true;
+		/* Busy only if the QP could send right now; a paced QP sleeps
+		 * until its pacing time, a window-limited one until an ACK
+		 * arrives on the event ring (which wakes the epoll wait). */
+		{
+			uint64_t r = xr_qp_tx_ready(qp, dev->now_ns);
+
+			if (r == 0)
+				busy = true;
+			else if (r < next)
+				next = r;
+		}
 	}
 	for (i = 0; i < dev->nplanes; i++) {
 		struct xr_plane *pl = &dev->plane[i];

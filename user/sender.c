@@ -418,6 +418,22 @@ bool xr_qp_has_tx_work(const struct xroce_qp *qp)
 	       qp->sq_seg - qp->sq_head < XR_MSG_SLOTS;
 }
 
+uint64_t xr_qp_tx_ready(struct xroce_qp *qp, uint64_t now)
+{
+	uint64_t t;
+	int pi;
+
+	if (!xr_qp_has_tx_work(qp))
+		return UINT64_MAX;
+	t = xr_cc_next_send_ns(&qp->cc, now);
+	if (t > now)
+		return t;               /* pacing: sleep until then */
+	pi = xr_cc_pick_path(&qp->cc, now);
+	if (pi < 0)
+		return UINT64_MAX;      /* windows full: the next ACK wakes us */
+	return 0;
+}
+
 int xr_qp_transmit(struct xroce_qp *qp)
 {
 	uint64_t now = qp->dev->now_ns;
