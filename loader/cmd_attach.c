@@ -69,7 +69,7 @@ static void usage(FILE *f)
 "      --separate     load a new object even if another interface runs xroce\n"
 "      --rate-capacity MBPS  inbound capacity shared among senders: every ACK\n"
 "                     carries MBPS / active senders as a rate hint (0 = off)\n"
-"      --active-window US  a sender counts as active this long (default 1000)\n"
+"      --active-window US  a sender counts as active this long (default 50000)\n"
 "  -f, --force        replace another XDP program attached to IF\n"
 "  -h, --help         this help\n"
 "\n"

@@ -60,7 +60,7 @@ void xr_cfg_str(const struct xr_cfg *c, char *buf, size_t len)
 		snprintf(buf, len, "data port %u/udp, flags %s, rate hints: %u Mbit/s "
 			 "shared (active window %u us)", c->udp_port, flags,
 			 c->rate_capacity_mbps,
-			 c->active_window_us ? c->active_window_us : 1000);
+			 c->active_window_us ? c->active_window_us : 50000);
 	else
 		snprintf(buf, len, "data port %u/udp, flags %s",
 			 c->udp_port, flags);

@@ -69,7 +69,8 @@ struct xr_cfg {
 	 * sender's rate hint.  0 = no hints. */
 	__u32 rate_capacity_mbps;
 	/* A connection is an active sender if data arrived for it in the
-	 * current or the previous window of this length; 0 = 1000 us. */
+	 * current or the previous window of this length; 0 = 50 ms (shorter
+	 * windows miss senders a busy host schedules late). */
 	__u32 active_window_us;
 	__u32 rsvd;
 };
@@ -81,7 +82,7 @@ struct xr_act {
 	__u64 epoch;             /* current window number */
 	__u32 cnt[2];
 };
-#define XR_ACTIVE_WINDOW_NS 1000000ULL
+#define XR_ACTIVE_WINDOW_NS 50000000ULL
 
 /* ---- xr_domains: HASH domain id -> struct xr_domain -------------------- */
 struct xr_domain {
