@@ -95,7 +95,7 @@ local F = {
 	msg_off = ProtoField.uint32("xroce.data.msg_off", "Message offset", base.DEC),
 	imm = ProtoField.uint32("xroce.data.imm", "Immediate data", base.HEX),
 	stream = ProtoField.uint16("xroce.data.stream", "Stream", base.DEC),
-	d_rsvd = ProtoField.uint16("xroce.data.rsvd", "Reserved", base.HEX),
+	ssn = ProtoField.uint16("xroce.data.ssn", "Stream sequence number", base.DEC),
 	payload = ProtoField.bytes("xroce.data.payload", "Payload"),
 	payload_len = ProtoField.uint32("xroce.data.payload_len", "Payload length", base.DEC),
 	msg_end = ProtoField.uint32("xroce.data.msg_end", "End offset in message", base.DEC),
@@ -286,7 +286,7 @@ local DATA_LAYOUT = {
 	{ F.token, 8, 8 }, { F.psn, 16, 4 }, { F.psn_base, 20, 4 },
 	{ F.csn, 24, 4 }, { F.ts, 28, 4 }, { F.raddr, 32, 8 }, { F.rkey, 40, 4 },
 	{ F.msg_id, 44, 4 }, { F.msg_len, 48, 4 }, { F.msg_off, 52, 4 },
-	{ F.imm, 56, 4 }, { F.stream, 60, 2 }, { F.d_rsvd, 62, 2 },
+	{ F.imm, 56, 4 }, { F.stream, 60, 2 }, { F.ssn, 62, 2 },
 }
 
 local function dissect_data(tvb, pinfo, tree)
@@ -295,7 +295,7 @@ local function dissect_data(tvb, pinfo, tree)
 	local path, conn = tvb(3, 1):uint(), tvb(4, 4):uint()
 	local psn, psn_base, csn = tvb(16, 4):uint(), tvb(20, 4):uint(), tvb(24, 4):uint()
 	local msg_id, msg_len, msg_off = tvb(44, 4):uint(), tvb(48, 4):uint(), tvb(52, 4):uint()
-	local stream = tvb(60, 2):uint()
+	local stream, ssn = tvb(60, 2):uint(), tvb(62, 2):uint()
 	-- The payload runs to the end of the datagram (reported length, so a
 	-- short snaplen does not change what the header says).
 	local plen = tvb:reported_len() - DATA_LEN
@@ -312,9 +312,6 @@ local function dissect_data(tvb, pinfo, tree)
 	end
 	if flags >= 8 then
 		tree:add_proto_expert_info(E.rsvd, string.format("reserved flag bits 0x%02x", flags - flags % 8))
-	end
-	if tvb(62, 2):uint() ~= 0 then
-		tree:add_proto_expert_info(E.rsvd, "reserved field (bytes 62..63) is not zero")
 	end
 	if end_off > msg_len then
 		end_item:add_proto_expert_info(E.bounds, string.format(
@@ -334,7 +331,7 @@ local function dissect_data(tvb, pinfo, tree)
 
 	local info = string.format("DATA %s conn %d path %d psn %d csn %d msg %d off %d/%d len %d",
 		name_of(OPCODE_NAMES, op), conn, path, psn, csn, msg_id, msg_off, msg_len, plen)
-	if op == 3 or op == 4 then info = info .. string.format(" stream %d", stream) end
+	if stream ~= 0 or ssn ~= 0 then info = info .. string.format(" stream %d ssn %d", stream, ssn) end
 	if op == 2 or op == 4 then info = info .. string.format(" imm 0x%08x", tvb(56, 4):uint()) end
 	summary(pinfo, tree, info .. flag_names(flags, DATA_FLAGS))
 end
@@ -605,8 +602,7 @@ local function looks_like_xroce(tvb)
 			return false
 		end
 		local plen = rlen - DATA_LEN
-		return tvb(62, 2):uint() == 0 and
-			tvb(52, 4):uint() + plen <= tvb(48, 4):uint()
+		return tvb(52, 4):uint() + plen <= tvb(48, 4):uint()
 	elseif t == T_CTRL then
 		if rlen ~= CTRL_LEN or len < CTRL_LEN or flags < 1 or flags > 5 then
 			return false

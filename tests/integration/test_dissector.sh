@@ -106,10 +106,10 @@ def frame(payload, sport=49200, dport=4793):
     ip = ip[:10] + struct.pack('!H', ip_csum(ip)) + ip[12:]
     return b'\x02\0\0\0\0\x02\x02\0\0\0\0\x01\x08\x00' + ip + udp
 
-def data(op, flags, path, conn, psn, csn, msg, off, mlen, payload, imm=0, stream=0, vt=0x11):
+def data(op, flags, path, conn, psn, csn, msg, off, mlen, payload, imm=0, stream=0, ssn=0, vt=0x11):
     h = struct.pack('!BBBBIQIIIIQIIIIIHH', vt, flags, op, path, conn, 0x1122334455667788,
                     psn, psn - 2, csn, 123456, 0x7f0000001000 + off, 0xabcd, msg, mlen,
-                    off, imm, stream, 0)
+                    off, imm, stream, ssn)
     assert len(h) == 64
     return h + payload
 
@@ -132,8 +132,8 @@ v6 = socket.inet_pton(socket.AF_INET6, 'fd77::1')
 v4m = b'\0' * 10 + b'\xff\xff' + socket.inet_aton('10.1.2.3')
 W = 2 ** 32
 frames = [
-    # 1 SEND_IMM, AR|LAST, stream 3
-    frame(data(4, 0x05, 1, 7, 10, 20, 5, 900, 1000, b'x' * 100, imm=0xdeadbeef, stream=3)),
+    # 1 SEND_IMM, AR|LAST, stream 3, its 9th message
+    frame(data(4, 0x05, 1, 7, 10, 20, 5, 900, 1000, b'x' * 100, imm=0xdeadbeef, stream=3, ssn=9)),
     # 2 payload past the end of the message
     frame(data(1, 0x00, 1, 7, 11, 21, 5, 950, 1000, b'y' * 100)),
     # 3 DATA cut after 40 bytes
@@ -192,7 +192,7 @@ for line in open(sys.argv[2]):
     exp.setdefault(int(n), set()).add(e)
 W = 2 ** 32
 want_info = {
-    1: 'DATA SEND_IMM conn 7 path 1 psn 10 csn 20 msg 5 off 900/1000 len 100 stream 3 imm 0xdeadbeef [AR,LAST]',
+    1: 'DATA SEND_IMM conn 7 path 1 psn 10 csn 20 msg 5 off 900/1000 len 100 stream 3 ssn 9 imm 0xdeadbeef [AR,LAST]',
     3: 'DATA (truncated: 40 of 64 bytes)',
     4: 'ACK conn 9 path 2 cack %d sack {%d,0,58-59,250} hint 1000 [ECE]' % (W - 6, W - 5),
     5: 'NAK BOUNDS conn 9 path 2 cack 100 csn 77',
