@@ -191,9 +191,9 @@ out:
 
 static __u32 fab_tc_prog_id(int ifindex, enum bpf_tc_attach_point where)
 {
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
 			    .attach_point = where);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = FAB_TC_HANDLE,
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = FAB_TC_HANDLE,
 			    .priority = FAB_TC_PRIO);
 
 	return bpf_tc_query(&hook, &opts) ? 0 : opts.prog_id;
@@ -247,9 +247,9 @@ static int fab_xdp_attach(int ifindex, int prog_fd, const char *ifname)
 static int fab_tc_attach(int ifindex, enum bpf_tc_attach_point where,
 			 int prog_fd, const char *ifname)
 {
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
 			    .attach_point = where);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = FAB_TC_HANDLE,
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = FAB_TC_HANDLE,
 			    .priority = FAB_TC_PRIO, .prog_fd = prog_fd,
 			    .flags = BPF_TC_F_REPLACE);
 	int rc;
@@ -266,9 +266,9 @@ static int fab_tc_attach(int ifindex, enum bpf_tc_attach_point where,
 /* Remove our filter only: the clsact qdisc may carry other programs. */
 static void fab_tc_detach(int ifindex, enum bpf_tc_attach_point where)
 {
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
+	LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex,
 			    .attach_point = where);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = FAB_TC_HANDLE,
+	LIBBPF_OPTS(bpf_tc_opts, opts, .handle = FAB_TC_HANDLE,
 			    .priority = FAB_TC_PRIO);
 
 	libbpf_quiet = 1;

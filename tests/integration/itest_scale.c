@@ -79,7 +79,7 @@ static int setup(struct env *e, const char *ifname, uint16_t port, uint32_t n)
 	da.ifnames[0] = ifname;
 	da.mem_size = (size_t)n * SLOT + (8u << 20);
 	e->n = n;
-	e->qp = calloc(n, sizeof(*e->qp));
+	e->qp = calloc(n, sizeof(struct xroce_qp *));
 	if (!e->qp)
 		return -ENOMEM;
 	if ((rc = xroce_open_device(&da, &e->dev)) ||
