@@ -88,10 +88,18 @@ uint64_t xr_progress(struct xroce_device *dev)
 	for (qp = dev->qps; qp; qp = qp->next) {
 		if (dev->now_ns >= qp->timer_due)
 			qp->timer_due = xr_qp_timers(qp);
+		if (xr_qp_has_tx_work(qp)) {
+			xr_qp_transmit(qp);
+			/* What went out has a retransmission deadline the
+			 * timers have not seen yet (transmit reset timer_due):
+			 * the wake-up returned below must include it, or a
+			 * lost packet on an otherwise idle QP waits for some
+			 * unrelated event. */
+			if (!qp->timer_due)
+				qp->timer_due = xr_qp_timers(qp);
+		}
 		if (qp->timer_due < next)
 			next = qp->timer_due;
-		if (xr_qp_has_tx_work(qp))
-			xr_qp_transmit(qp);
 		xr_qp_complete(qp);
 		/* Busy only if the QP could send right now; a paced QP sleeps
 		 * until its pacing time, a window-limited one until an ACK
