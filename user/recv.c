@@ -153,11 +153,32 @@ int xroce_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 	return rc;
 }
 
+/* Message ssn of a stream has arrived: its slot in the stream's order,
+ * or NULL (counted) if the peer's numbering is off. */
+static struct xr_rpend *pend_slot(struct xroce_qp *qp, uint16_t stream, uint16_t ssn)
+{
+	struct xr_stream *st = xr_stream_get(qp, stream);
+	struct xr_rpend *p;
+
+	if (!st || (uint16_t)(ssn - st->rx_ssn) >= XR_MSG_SLOTS) {
+		qp->dev->evt_bad++;
+		xr_log(&qp->dev->log, XROCE_LOG_DEBUG, "qp %u: message %u of stream "
+		       "%u ignored (expecting %u)", qp->conn_id, ssn, stream,
+		       st ? st->rx_ssn : 0);
+		return NULL;
+	}
+	p = &st->pend[ssn % XR_MSG_SLOTS];
+	if (p->have) {
+		qp->dev->evt_bad++;
+		return NULL;
+	}
+	return p;
+}
+
 /* A message of this connection completed here (event from XDP). */
 void xr_qp_on_recv(struct xroce_qp *qp, const struct xr_evt *e)
 {
 	const struct xr_evt_recv *r = &e->recv;
-	struct xr_stream *st;
 	struct xr_rpend *p;
 
 	if (r->opcode == XR_OP_READ_RESP) {
@@ -171,22 +192,14 @@ void xr_qp_on_recv(struct xroce_qp *qp, const struct xr_evt *e)
 			qp->complete_dirty = true;
 		} else {
 			qp->dev->evt_bad++;
+			return;
 		}
-		return;
+		/* The answer also took its place in the responder's stream:
+		 * messages it sent after it wait for it (and not forever). */
 	}
-	st = xr_stream_get(qp, r->stream);
-	if (!st || (uint16_t)(r->ssn - st->rx_ssn) >= XR_MSG_SLOTS) {
-		qp->dev->evt_bad++;
-		xr_log(&qp->dev->log, XROCE_LOG_DEBUG, "qp %u: completion of stream "
-		       "%u message %u ignored (expecting %u)", qp->conn_id,
-		       r->stream, r->ssn, st ? st->rx_ssn : 0);
+	p = pend_slot(qp, r->stream, r->ssn);
+	if (!p)
 		return;
-	}
-	p = &st->pend[r->ssn % XR_MSG_SLOTS];
-	if (p->have) {
-		qp->dev->evt_bad++;
-		return;
-	}
 	p->msg_len = r->msg_len;
 	p->imm = r->imm;
 	p->msn = r->rkey;
@@ -251,6 +264,11 @@ static void deliver_stream(struct xroce_qp *qp, uint16_t id, struct xr_stream *s
 			st->rq_done++;
 			break;
 		}
+		case XR_OP_READ_REQ:
+		case XR_OP_READ_RESP:
+			/* A peer's READ, an answer to ours: no receive
+			 * completion, but their place in the stream. */
+			break;
 		default:
 			qp->dev->evt_bad++;
 			break;
@@ -312,4 +330,17 @@ void xr_qp_on_read_req(struct xroce_qp *qp, const struct xr_evt *e)
 	q->len = e->read.len;
 	q->read_id = e->read.read_id;
 	q->stream = e->read.stream;
+	/* The READ holds a place in the requester's stream: what it sent
+	 * after it on that stream is delivered after it (no completion of
+	 * its own here). */
+	{
+		struct xr_rpend *p = pend_slot(qp, e->read.stream, e->read.ssn);
+
+		if (p) {
+			memset(p, 0, sizeof(*p));
+			p->opcode = XR_OP_READ_REQ;
+			p->have = 1;
+			qp->complete_dirty = true;
+		}
+	}
 }

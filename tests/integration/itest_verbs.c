@@ -23,6 +23,9 @@
  *     bytes after each message in its receive buffer must be untouched.
  *  B  READ of 0 B .. 1 MiB at various offsets of a REMOTE_READ region into
  *     a LOCAL_WRITE-only buffer, on two streams; the server keeps polling.
+ *     Then a SEND each way on one of those streams: READ requests and
+ *     answers hold their place in a stream's order, they must not stall
+ *     what follows them.
  *  C  Streams, in C_ROUNDS rounds: one 8 MiB SEND on stream 1, then 50
  *     small SENDs on stream 2; completions in order per stream, and under
  *     loss some of stream 2's before stream 1's on each side (a round whose
@@ -862,6 +865,7 @@ struct rd {
 
 #define NB_FIXED 9
 #define NB 29u
+#define B_SEND_LEN 3000u                /* the SEND each way after the READs */
 
 static void b_desc(uint32_t i, struct rd *r)
 {
@@ -945,12 +949,43 @@ static int client_b(struct env *e)
 		bad = check_byte(e->l + loff[k] + r.len, UNTOUCHED, GUARD);
 		EXPECT(bad < 0, "READ %u: byte %ld after its end written", k, bad);
 	}
+	/* A READ holds its place in its stream: after the READs, a SEND each
+	 * way on stream 3 must complete (ours comes after our READ requests
+	 * at the server; the server's after its READ answers here). */
+	{
+		uint8_t *rbuf = e->l + off, *src = e->s + S_MISC_OFF;
+		struct xroce_wc wc;
+		long bad;
+
+		EXPECT(off + 2 * B_SEND_LEN <= L_MISC_OFF, "phase B buffers do not fit");
+		memset(rbuf, UNTOUCHED, 2 * B_SEND_LEN);
+		fill(src, 0xb1, 0, B_SEND_LEN);
+		if (post_recv1(p.qp, 0xb1001, 3, rbuf, 2 * B_SEND_LEN, e->mr_l->lkey) ||
+		    post1(p.qp, 0xb1000, XROCE_WR_SEND, 3, src, B_SEND_LEN,
+			  e->mr_s->lkey, 0, 0, 0))
+			return -1;
+		EXPECT(wait_wc(e, p.scq, &wc, 20000) == 1, "no completion of the "
+		       "SEND after the READs");
+		EXPECT(wc.wr_id == 0xb1000 && wc.status == XROCE_WC_SUCCESS,
+		       "SEND after the READs: wr_id %#llx %s",
+		       (unsigned long long)wc.wr_id, st(wc.status));
+		EXPECT(wait_wc(e, p.rcq, &wc, 20000) == 1, "the server's SEND after "
+		       "its READ answers on stream 3 never completed here");
+		EXPECT(wc.wr_id == 0xb1001 && wc.status == XROCE_WC_SUCCESS &&
+		       wc.opcode == XROCE_WC_RECV && wc.byte_len == B_SEND_LEN &&
+		       wc.stream == 3, "receive after the READs: wr_id %#llx %s "
+		       "opcode %d byte_len %u stream %u", (unsigned long long)wc.wr_id,
+		       st(wc.status), wc.opcode, wc.byte_len, wc.stream);
+		bad = check_pat(rbuf, 0xb2, 0, B_SEND_LEN);
+		EXPECT(bad < 0, "the server's SEND: byte %ld wrong", bad);
+	}
 	if (expect_quiet(e, p.scq, 100, "after phase B"))
 		return -1;
 	if (ctl_send(e, CT_DONE, 1, 0, 0, 0) || ctl_result(e, &m))
 		return -1;
 	printf("%s B: %u READs (0 B .. 1 MiB) in %llu ms, bytes and completions "
-	       "checked\n", role, NB, (unsigned long long)(now_ms() - t0));
+	       "checked; a SEND each way on a stream after its READs\n", role, NB,
+	       (unsigned long long)(now_ms() - t0));
 	return pqp_destroy(&p);
 }
 
@@ -972,7 +1007,34 @@ static int server_b(struct env *e, struct ctlmsg *res)
 	phase = 'B';
 	if (pqp_open(e, &p, qa, 256))
 		return -1;
-	/* The READs are answered while we wait here: waiting polls. */
+	/* The READs are answered while we wait here (waiting polls) for the
+	 * client's SEND on stream 3, which it posts after its READs; then
+	 * ours, after our answers on that stream. */
+	{
+		uint8_t *rbuf = e->rb + RB_A_OFF, *src = rbuf + 8192;
+		struct xroce_wc wc;
+		long bad;
+
+		memset(rbuf, UNTOUCHED, 2 * B_SEND_LEN);
+		if (post_recv1(p.qp, 0xb2001, 3, rbuf, 2 * B_SEND_LEN, e->mr_rb->lkey))
+			return -1;
+		EXPECT(wait_wc(e, p.rcq, &wc, 60000) == 1, "the client's SEND after "
+		       "its READs on stream 3 never completed here");
+		EXPECT(wc.wr_id == 0xb2001 && wc.status == XROCE_WC_SUCCESS &&
+		       wc.byte_len == B_SEND_LEN && wc.stream == 3, "receive after "
+		       "the READs: wr_id %#llx %s byte_len %u stream %u",
+		       (unsigned long long)wc.wr_id, st(wc.status), wc.byte_len,
+		       wc.stream);
+		bad = check_pat(rbuf, 0xb1, 0, B_SEND_LEN);
+		EXPECT(bad < 0, "the client's SEND: byte %ld wrong", bad);
+		fill(src, 0xb2, 0, B_SEND_LEN);
+		if (post1(p.qp, 0xb2000, XROCE_WR_SEND, 3, src, B_SEND_LEN,
+			  e->mr_rb->lkey, 0, 0, 0))
+			return -1;
+		EXPECT(wait_wc(e, p.scq, &wc, 20000) == 1 && wc.wr_id == 0xb2000 &&
+		       wc.status == XROCE_WC_SUCCESS, "our SEND after the READ "
+		       "answers did not complete");
+	}
 	if (ctl_recv(e, CT_DONE, &m, 60000))
 		return -1;
 	if (server_check_r(e))
