@@ -7,6 +7,7 @@
  * id.  Also the clean-up of domains whose process died without closing.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,59 +84,107 @@ int xr_domain_create(struct xroce_device *dev, size_t mem_len)
 	return 0;
 }
 
-/* Delete every map entry that belongs to domain (connections, MRs, the
- * domain itself). */
+/* Keys of a map whose entries a predicate picks, collected before any is
+ * deleted (deleting while walking a hash map can restart the walk). */
+struct xr_keyset {
+	uint8_t *keys;
+	size_t n, cap, ksz;
+};
+
+typedef bool (*xr_pick_fn)(const void *key, const void *val, const void *arg);
+
+static void keyset_collect(struct xr_keyset *ks, int fd, size_t ksz, size_t vsz,
+			   xr_pick_fn pick, const void *arg)
+{
+	uint8_t key[32], next[32], val[256];
+	bool first = true;
+
+	ks->n = 0;
+	ks->ksz = ksz;
+	if (ksz > sizeof(key) || vsz > sizeof(val))
+		return;
+	while (!bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+		first = false;
+		memcpy(key, next, ksz);
+		if (bpf_map_lookup_elem(fd, key, val) || !pick(key, val, arg))
+			continue;
+		if (ks->n == ks->cap) {
+			size_t ncap = ks->cap ? ks->cap * 2 : 64;
+			uint8_t *k = realloc(ks->keys, ncap * ksz);
+
+			if (!k)
+				return; /* what was collected is still deleted */
+			ks->keys = k;
+			ks->cap = ncap;
+		}
+		memcpy(ks->keys + ks->n++ * ksz, key, ksz);
+	}
+}
+
+static void keyset_delete(const struct xr_keyset *ks, int fd)
+{
+	size_t i;
+
+	for (i = 0; i < ks->n; i++)
+		bpf_map_delete_elem(fd, ks->keys + i * ks->ksz);
+}
+
+static bool conn_of_domain(const void *key, const void *val, const void *arg)
+{
+	(void)key;
+	return ((const struct xr_conn *)val)->domain == *(const uint32_t *)arg;
+}
+
+static bool mr_of_domain(const void *key, const void *val, const void *arg)
+{
+	(void)key;
+	return ((const struct xr_mr *)val)->domain == *(const uint32_t *)arg;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Entries keyed by connection id first (xr_rq_key, xr_read_key): one of
+ * the connections in arg (sorted ids). */
+static bool of_dead_conn(const void *key, const void *val, const void *arg)
+{
+	const struct xr_keyset *conns = arg;
+
+	(void)val;
+	return bsearch(key, conns->keys, conns->n, sizeof(uint32_t), cmp_u32) != NULL;
+}
+
+/* Delete every map entry that belongs to domain: its connections, the
+ * posted receives and READ windows of those connections, its MRs, the
+ * domain itself.  The receives and READ windows matter: a connection id is
+ * reused by the next connection set up, and a receive left behind would
+ * let that connection's first SENDs land at the dead process's buffer
+ * offsets, inside the new owner's memory. */
 static void purge_domain(const struct xr_maps *m, uint32_t domain)
 {
-	uint32_t key, next, *prev = NULL;
+	struct xr_keyset conns = { 0 }, ks = { 0 };
 
-	/* Collect first, delete after: deleting while iterating a hash map
-	 * can restart the walk. */
-	uint32_t *dead = NULL;
-	size_t ndead = 0, cap = 0;
-
-	while (!bpf_map_get_next_key(m->conns, prev, &next)) {
-		struct xr_conn c;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(m->conns, &key, &c) || c.domain != domain)
-			continue;
-		if (ndead == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			uint32_t *d = realloc(dead, ncap * sizeof(*d));
-
-			if (!d)
-				break;
-			dead = d;
-			cap = ncap;
-		}
-		dead[ndead++] = key;
+	keyset_collect(&conns, m->conns, sizeof(uint32_t), sizeof(struct xr_conn),
+		       conn_of_domain, &domain);
+	if (conns.n) {
+		qsort(conns.keys, conns.n, sizeof(uint32_t), cmp_u32);
+		keyset_collect(&ks, m->rq, sizeof(struct xr_rq_key),
+			       sizeof(struct xr_rq_ent), of_dead_conn, &conns);
+		keyset_delete(&ks, m->rq);
+		keyset_collect(&ks, m->reads, sizeof(struct xr_read_key),
+			       sizeof(struct xr_read_ent), of_dead_conn, &conns);
+		keyset_delete(&ks, m->reads);
+		keyset_delete(&conns, m->conns);
 	}
-	while (ndead)
-		bpf_map_delete_elem(m->conns, &dead[--ndead]);
-	prev = NULL;
-	while (!bpf_map_get_next_key(m->mrs, prev, &next)) {
-		struct xr_mr mr;
-
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(m->mrs, &key, &mr) || mr.domain != domain)
-			continue;
-		if (ndead == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			uint32_t *d = realloc(dead, ncap * sizeof(*d));
-
-			if (!d)
-				break;
-			dead = d;
-			cap = ncap;
-		}
-		dead[ndead++] = key;
-	}
-	while (ndead)
-		bpf_map_delete_elem(m->mrs, &dead[--ndead]);
-	free(dead);
+	keyset_collect(&ks, m->mrs, sizeof(uint32_t), sizeof(struct xr_mr),
+		       mr_of_domain, &domain);
+	keyset_delete(&ks, m->mrs);
+	free(ks.keys);
+	free(conns.keys);
 	bpf_map_delete_elem(m->evq, &domain);
 	bpf_map_delete_elem(m->mem, &domain);
 	bpf_map_delete_elem(m->domains, &domain);
@@ -175,7 +224,7 @@ int xr_domain_gc(const struct xr_logger *lg, const struct xr_maps *m)
 			dead[n++] = key;
 	}
 	for (i = 0; i < n; i++) {
-		xr_log(lg, XROCE_LOG_INFO,
+		xr_log(lg, XROCE_LOG_WARN,
 		       "removing domain %#x left behind by a dead process", dead[i]);
 		purge_domain(m, dead[i]);
 	}

@@ -176,4 +176,28 @@ for loss in $LOSSES; do
 	done
 done
 
+echo "== a process killed with receives posted leaves nothing behind"
+# The perf server keeps a QP waiting with receives posted.  Killed, its
+# domain stays until the next process opens the device and collects it:
+# then its connections, receives and READ windows must all be gone (a
+# receive left behind would be used by the next connection given the id).
+nsenter --net="/var/run/netns/$B" "$XROCE" perf server -i eth0 --port 4799 \
+	>"$TMP/perf.out" 2>&1 &
+ppid=$!
+nrq=0
+for _ in $(seq 1 100); do
+	nrq=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["entries"]["xr_rq"])' \
+		"$(xdp_state "$B")")
+	[ "$nrq" -gt 0 ] && break
+	sleep 0.05
+done
+[ "$nrq" -gt 0 ] || fail "the perf server posted no receives: $(cat "$TMP/perf.out")"
+kill -9 "$ppid"
+wait "$ppid" 2>/dev/null || true
+nsx "$B" "$XROCE" recv -i eth0 -b 1M --accept-timeout 100 >"$TMP/gc.out" 2>&1 || true
+grep -q "left behind by a dead process" "$TMP/gc.out" ||
+	fail "the next process did not collect the dead one's domain: $(cat "$TMP/gc.out")"
+no_leftovers "$B" "after a killed process"
+pass "killed with $nrq receives posted: the next process removed its domain, connections, receives and READ windows"
+
 echo "test_verbs: $CHECKS checks passed"
