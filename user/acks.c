@@ -261,6 +261,22 @@ void xr_qp_on_probe_reply(struct xroce_qp *qp, const struct xr_evt *e)
 	handle_cc_events(qp);
 }
 
+/* Every packet we sent is acknowledged, so what is outstanding waits for
+ * the peer's READ answers: does the peer still send us data?  Its XDP
+ * program stamps the connection's receive state on every DATA packet.
+ * Read from the map only when a deadline has passed. */
+static bool peer_sending(const struct xroce_qp *qp, uint64_t now)
+{
+	struct xr_rx_state rx;
+
+	if (qp->csn_una != qp->csn_next || qp->sq_head == qp->sq_tail)
+		return false;
+	if (bpf_map_lookup_elem(qp->dev->maps.rx, &qp->conn_id, &rx))
+		return false;
+	/* (now is when this progress round began: data may be younger.) */
+	return rx.last_rx_ns + (uint64_t)qp->timeout_ms * 1000000ull > now;
+}
+
 uint64_t xr_qp_timers(struct xroce_qp *qp)
 {
 	struct xr_ack_result *res = &qp->dev->res;
@@ -328,6 +344,12 @@ uint64_t xr_qp_timers(struct xroce_qp *qp)
 	 * while work was outstanding. */
 	if (qp->csn_una != qp->csn_next || qp->sq_head != qp->sq_tail) {
 		dl = qp->last_progress_ns + (uint64_t)qp->timeout_ms * 1000000ull;
+		if (now >= dl && peer_sending(qp, now)) {
+			/* All we wait for are answers to our READs, and they are
+			 * arriving: a large READ may take longer than timeout_ms. */
+			qp->last_progress_ns = now;
+			dl = now + (uint64_t)qp->timeout_ms * 1000000ull;
+		}
 		if (now >= dl) {
 			char why[96];
 

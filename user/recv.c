@@ -324,6 +324,11 @@ void xr_qp_on_read_req(struct xroce_qp *qp, const struct xr_evt *e)
 		qp->dev->evt_bad++;
 		return;
 	}
+	/* Work appears on an idle QP: its peer-silence deadline starts now,
+	 * not at the last acknowledgement of long ago. */
+	if (qp->sq_head == qp->sq_tail && qp->csn_una == qp->csn_next &&
+	    qp->rdq_head == qp->rdq_tail)
+		qp->last_progress_ns = qp->dev->now_ns;
 	q = &qp->rdq[qp->rdq_tail++ % XR_RDQ];
 	q->pos = e->read.pos;
 	q->laddr = e->read.laddr;

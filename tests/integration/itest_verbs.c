@@ -25,7 +25,9 @@
  *     a LOCAL_WRITE-only buffer, on two streams; the server keeps polling.
  *     Then a SEND each way on one of those streams: READ requests and
  *     answers hold their place in a stream's order, they must not stall
- *     what follows them.
+ *     what follows them.  Then 3 READs of 2 MiB on a QP whose peer timeout
+ *     is 5 ms: answers still arriving keep the peer alive; the server's
+ *     QP (timeout 20 ms) idles 50 ms before the first READ arrives.
  *  C  Streams, in C_ROUNDS rounds: one 8 MiB SEND on stream 1, then 50
  *     small SENDs on stream 2; completions in order per stream, and under
  *     loss some of stream 2's before stream 1's on each side (a round whose
@@ -866,6 +868,8 @@ struct rd {
 #define NB_FIXED 9
 #define NB 29u
 #define B_SEND_LEN 3000u                /* the SEND each way after the READs */
+#define B_LONG_READS 3u                 /* READs of R_LEN on a short-timeout QP */
+#define B_SHORT_TIMEOUT_MS 5u
 
 static void b_desc(uint32_t i, struct rd *r)
 {
@@ -981,6 +985,49 @@ static int client_b(struct env *e)
 	}
 	if (expect_quiet(e, p.scq, 100, "after phase B"))
 		return -1;
+	/* READs whose answers take longer than the QP's peer-silence timeout:
+	 * the requests are acknowledged at once, then only the answers
+	 * arrive.  Arriving answers are a live peer, not a silent one. */
+	{
+		struct xroce_qp_init_attr q2 = { .timeout_ms = B_SHORT_TIMEOUT_MS };
+		uint64_t t1;
+		struct pqp p2;
+
+		if (pqp_open(e, &p2, q2, 16))
+			return -1;
+		memset(e->l, UNTOUCHED, B_LONG_READS * R_LEN);
+		/* The server's QP idles past its timeout first. */
+		{
+			struct timespec ts = { 0, B_SHORT_TIMEOUT_MS * 10 * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
+		t1 = now_ms();
+		for (i = 0; i < B_LONG_READS; i++)
+			if (post1(p2.qp, 0xb3000 + i, XROCE_WR_RDMA_READ, 0, e->l + i * R_LEN,
+				  R_LEN, e->mr_l->lkey, e->peer.r_addr, e->peer.r_rkey, 0))
+				return -1;
+		for (i = 0; i < B_LONG_READS; i++) {
+			struct xroce_wc wc;
+			uint32_t j;
+
+			EXPECT(wait_wc(e, p2.scq, &wc, 20000) == 1, "long READ %u: no "
+			       "completion", i);
+			EXPECT(wc.wr_id == 0xb3000 + i && wc.status == XROCE_WC_SUCCESS,
+			       "long READ %u: wr_id %#llx %s after %llu ms (timeout %u ms)",
+			       i, (unsigned long long)wc.wr_id, st(wc.status),
+			       (unsigned long long)(now_ms() - t1), B_SHORT_TIMEOUT_MS);
+			for (j = 0; j < R_LEN; j++)
+				if (e->l[i * R_LEN + j] != rpat(j))
+					break;
+			EXPECT(j == R_LEN, "long READ %u: byte %u wrong", i, j);
+		}
+		printf("%s B: %u READs of %u MiB in %llu ms on a QP whose peer "
+		       "timeout is %u ms\n", role, B_LONG_READS, R_LEN / MIB,
+		       (unsigned long long)(now_ms() - t1), B_SHORT_TIMEOUT_MS);
+		if (pqp_destroy(&p2))
+			return -1;
+	}
 	if (ctl_send(e, CT_DONE, 1, 0, 0, 0) || ctl_result(e, &m))
 		return -1;
 	printf("%s B: %u READs (0 B .. 1 MiB) in %llu ms, bytes and completions "
@@ -1035,8 +1082,20 @@ static int server_b(struct env *e, struct ctlmsg *res)
 		       wc.status == XROCE_WC_SUCCESS, "our SEND after the READ "
 		       "answers did not complete");
 	}
-	if (ctl_recv(e, CT_DONE, &m, 60000))
-		return -1;
+	/* The client's QP for long READs (answered while we wait), with a
+	 * short peer timeout too: it is idle for longer than that before the
+	 * first READ arrives, and answering must not find it "silent". */
+	{
+		struct xroce_qp_init_attr q2 = { .timeout_ms = B_SHORT_TIMEOUT_MS * 4 };
+		struct pqp p2;
+
+		if (pqp_open(e, &p2, q2, 16))
+			return -1;
+		if (ctl_recv(e, CT_DONE, &m, 60000))
+			return -1;
+		if (pqp_destroy(&p2))
+			return -1;
+	}
 	if (server_check_r(e))
 		return -1;
 	printf("%s B: READs answered while polling, region unchanged\n", role);
