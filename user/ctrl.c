@@ -212,11 +212,15 @@ static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		 * its ACK did not: complete it rather than flush it. */
 		xr_qp_acked_below(qp, ntohl(m->init_csn));
 		xr_qp_complete(qp);
-		if (qp->sq_head != qp->sq_tail)
+		qp->peer_closed = true;
+		if (qp->sq_head != qp->sq_tail) {
 			xr_qp_fail(qp, XROCE_WC_WR_FLUSH_ERR,
 				   "the peer closed the connection");
-		else
+		} else {
 			qp->state = XROCE_QPS_ERR;
+			/* Nothing more can arrive: posted receives are done. */
+			xr_qp_flush_recv(qp);
+		}
 		xr_qp_set_map_state(qp, XR_CONN_CLOSED);
 	}
 	memset(&ack, 0, sizeof(ack));

@@ -333,6 +333,7 @@ struct xroce_qp {
 	uint32_t rdq_head, rdq_tail;
 	uint64_t inline_off;               /* inline area in the memory map */
 	bool complete_dirty;               /* something may have completed */
+	bool peer_closed;                  /* the peer's CLOSE arrived */
 	/* statistics */
 	struct xr_telem *telem;            /* our slot, NULL if none was free */
 	struct xroce_qp_stats st;

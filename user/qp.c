@@ -89,6 +89,12 @@ int xroce_create_qp(struct xroce_pd *pd, const struct xroce_qp_init_attr *attr,
 				   attr->max_inflight > XR_CSN_SEND_WIN))
 		return xr_fail(&dev->log, -EINVAL, "xroce_create_qp: max_inflight "
 			       "must be 2..%u", XR_CSN_SEND_WIN);
+	/* Both ends of a connection use the data port their xroce program
+	 * serves, which set-up checks; there is nothing else to choose. */
+	if (attr->data_port && attr->data_port != dev->data_port)
+		return xr_fail(&dev->log, -EINVAL, "xroce_create_qp: data_port %u: "
+			       "connections use the device's data port %u",
+			       attr->data_port, dev->data_port);
 	if (attr->mtu && (attr->mtu < 576 || attr->mtu > 9216))
 		return xr_fail(&dev->log, -EINVAL, "xroce_create_qp: mtu must be "
 			       "576..9216");
@@ -113,7 +119,7 @@ int xroce_create_qp(struct xroce_pd *pd, const struct xroce_qp_init_attr *attr,
 			if (!qp->mtu || (uint32_t)dev->plane[i].mtu < qp->mtu)
 				qp->mtu = (uint32_t)dev->plane[i].mtu;
 	}
-	qp->data_port = attr->data_port ? attr->data_port : dev->data_port;
+	qp->data_port = dev->data_port;
 	qp->sq_size = pow2_at_least(sq);
 	qp->sq = calloc(qp->sq_size, sizeof(*qp->sq));
 	/* At most 256 PSNs per path in flight, and half the receiver's CSN
@@ -295,6 +301,10 @@ void xr_qp_fail(struct xroce_qp *qp, enum xroce_wc_status status,
 	qp->state = XROCE_QPS_ERR;
 	xr_qp_set_map_state(qp, XR_CONN_ERROR);
 	flush_sq(qp, status);
+	/* As in ibverbs, the error state flushes posted receives too; messages
+	 * that fully arrived are delivered first. */
+	xr_qp_deliver(qp);
+	xr_qp_flush_recv(qp);
 	/* Nothing more will be sent. */
 	qp->csn_una = qp->csn_next;
 	qp->retx_head = qp->retx_tail;
@@ -329,7 +339,8 @@ int xroce_destroy_qp(struct xroce_qp *qp)
 		}
 	}
 	/* Tell the peer, also from the error state (its side may still be up). */
-	if (qp->state == XROCE_QPS_RTS || (qp->state == XROCE_QPS_ERR && qp->peer_conn))
+	if (qp->state == XROCE_QPS_RTS ||
+	    (qp->state == XROCE_QPS_ERR && qp->peer_conn && !qp->peer_closed))
 		xr_ctrl_send_close(qp);
 	bpf_map_delete_elem(dev->maps.conns, &qp->conn_id);
 	if (qp->conn_id < dev->conn_tab_size)

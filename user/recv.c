@@ -223,7 +223,8 @@ static void deliver_stream(struct xroce_qp *qp, uint16_t id, struct xr_stream *s
 		wc.qp_num = qp->conn_id;
 		wc.stream = id;
 		wc.byte_len = p->msg_len;
-		wc.remote_addr_end = p->raddr_end;
+		if (p->opcode == XR_OP_WRITE || p->opcode == XR_OP_WRITE_IMM)
+			wc.remote_addr_end = p->raddr_end;
 		switch (p->opcode) {
 		case XR_OP_WRITE:
 			if (qp->flags & XROCE_QP_NOTIFY_WRITES) {

@@ -65,8 +65,8 @@ struct xr_cfg {
 	__u16 udp_port;          /* data-plane UDP port, host order */
 	__u16 flags;             /* XR_CFG_* */
 	/* Inbound capacity this host shares among the connections sending to
-	 * it, Mbit/s: every ACK carries capacity / active senders as the
-	 * sender's rate hint.  0 = no hints. */
+	 * it, Mbit/s: every ACK, NAK and probe reply carries capacity / active
+	 * senders as the sender's rate hint.  0 = no hints. */
 	__u32 rate_capacity_mbps;
 	/* A connection is an active sender if data arrived for it in the
 	 * current or the previous window of this length; 0 = 50 ms (shorter
@@ -122,7 +122,7 @@ enum xr_conn_state {
 	XR_CONN_INIT = 0,        /* claimed, not yet connected: drops all */
 	XR_CONN_RTS = 1,         /* connected: data and ACKs accepted */
 	XR_CONN_ERROR = 2,       /* failed: everything dropped */
-	XR_CONN_CLOSED = 3,
+	XR_CONN_CLOSED = 3,      /* the peer closed: everything dropped */
 };
 
 /* Library-side flag (XDP reports every completed message): deliver plain
@@ -148,19 +148,22 @@ struct xr_conn {
 
 /* ---- xr_rx: ARRAY[max_conns], receive state of each connection -------- */
 struct xr_rx_path {
-	__u32 cack;              /* next PSN expected; all earlier arrived */
-	__u32 rx_pkts;           /* packets received (incl. duplicates) */
+	__u32 cack;              /* next PSN expected; all earlier arrived or
+	                          * were skipped (psn_base) */
+	__u32 rx_pkts;           /* packets received (incl. duplicates and
+	                          * NAKed ones) */
 	__u64 sack[XR_SACK_WORDS]; /* host order; bit i = PSN cack + 1 + i */
 	__u32 ce_pkts;           /* of which CE marked */
 	__u32 dup_pkts;          /* of which duplicates (by CSN) */
-	__u64 rx_bytes;          /* payload bytes placed from this path */
+	__u64 rx_bytes;          /* payload bytes of new CSNs from this path */
 };
 
 struct xr_rx_state {
 	struct bpf_spin_lock lock;
 	__u32 csn_next;          /* all CSNs before this arrived */
 	__u64 csn_ring[XR_CSN_WIN / 64]; /* bit (csn % XR_CSN_WIN): arrived */
-	__u64 last_rx_ns;        /* when data last arrived */
+	__u64 last_rx_ns;        /* when data last arrived: the library reads it
+	                          * when a peer-silence deadline passes */
 	__u64 act_epoch;         /* last activity window it was counted in */
 	struct xr_rx_path path[XR_MAX_PATHS];
 };
@@ -206,14 +209,16 @@ struct xr_read_ent {
 
 /* ---- xr_stats: PERCPU_ARRAY[XR_STAT_MAX] of __u64 --------------------- */
 enum xr_stat {
-	XR_STAT_RX_DATA = 0,     /* data packets accepted (incl. duplicates) */
+	XR_STAT_RX_DATA = 0,     /* data packets accepted, not NAKed (incl.
+	                          * duplicates) */
 	XR_STAT_RX_BYTES,        /* payload bytes placed */
 	XR_STAT_RX_DUP,          /* duplicates acknowledged, not placed */
-	XR_STAT_RX_ACK,          /* ACKs handed to the library */
+	XR_STAT_RX_ACK,          /* ACKs and probe replies handed to the library */
 	XR_STAT_RX_NAK,          /* NAKs handed to the library */
 	XR_STAT_TX_ACK,          /* ACKs sent with XDP_TX */
 	XR_STAT_TX_NAK,          /* NAKs sent with XDP_TX */
-	XR_STAT_MSG_DONE,        /* messages whose last byte landed */
+	XR_STAT_MSG_DONE,        /* messages whose last byte landed, and READ
+	                          * requests handed to the library */
 	XR_STAT_PROBE,           /* probes answered */
 	XR_STAT_PASS,            /* not xroce: passed to the stack */
 	/* drops, each for one reason */
@@ -225,17 +230,19 @@ enum xr_stat {
 	XR_STAT_DROP_PEER,       /* wrong source address or port */
 	XR_STAT_DROP_CSUM,       /* bad UDP checksum */
 	XR_STAT_DROP_KEY,        /* bad rkey (NAKed) */
-	XR_STAT_DROP_BOUNDS,     /* outside the region (NAKed) */
+	XR_STAT_DROP_BOUNDS,     /* outside the region or memory (NAKed) */
 	XR_STAT_DROP_ACCESS,     /* region lacks the right (NAKed) */
-	XR_STAT_DROP_LENGTH,     /* inconsistent offsets/lengths (NAKed) */
+	XR_STAT_DROP_LENGTH,     /* inconsistent offsets/lengths (NAKed); also
+	                          * payload > 8192 or path >= 16 (dropped) */
 	XR_STAT_DROP_OPCODE,     /* unsupported opcode (NAKed) */
 	XR_STAT_DROP_WINDOW,     /* PSN or CSN beyond the receive window */
 	XR_STAT_DROP_EVQ_FULL,   /* event ring nearly full: backpressure */
 	XR_STAT_DROP_NO_MEM,     /* domain memory missing or page lookup failed */
 	XR_STAT_DROP_ACK_LOST,   /* ACK could not be queued to the library */
-	XR_STAT_DROP_FRAG,       /* IP fragment or IP options: not accepted */
+	XR_STAT_DROP_FRAG,       /* unused: IP fragments and options are passed
+	                          * (XR_STAT_PASS) */
 	XR_STAT_TX_ACK_FAIL,     /* could not turn a frame into an ACK */
-	XR_STAT_EVT_LOST,        /* a RECV event did not fit in the ring */
+	XR_STAT_EVT_LOST,        /* a RECV or READ_REQ event did not fit */
 	XR_STAT_DROP_DEAD,       /* the owning process is gone */
 	XR_STAT_NAK_RNR,         /* SEND refused: no receive posted (NAKed) */
 	XR_STAT_MAX,

@@ -20,7 +20,8 @@
 #define XR_VERSION 1
 /* Default UDP port of the data plane (not RoCEv2's 4791). */
 #define XR_DEFAULT_UDP_PORT 4793
-/* Default UDP port a listening device takes for its control socket. */
+/* Control port the xroce tool listens on (the library has no default:
+ * xroce_device_attr.ctrl_port 0 means an ephemeral port). */
 #define XR_DEFAULT_CTRL_PORT 4794
 
 /* Packet types: the low nibble of ver_type; the high nibble is XR_VERSION. */
@@ -41,7 +42,7 @@ enum xr_type {
 enum xr_opcode {
 	XR_OP_WRITE = 1,     /* RDMA WRITE: placement by (raddr, rkey) */
 	XR_OP_WRITE_IMM = 2, /* WRITE + 32-bit immediate delivered at the end */
-	XR_OP_SEND = 3,      /* two-sided: placement by (stream, msg_id) */
+	XR_OP_SEND = 3,      /* two-sided: placement by (stream, MSN in rkey) */
 	XR_OP_SEND_IMM = 4,
 	XR_OP_READ_REQ = 5,  /* READ request: raddr/rkey at the responder */
 	XR_OP_READ_RESP = 6, /* READ response: placed at the requester */
@@ -55,18 +56,23 @@ enum xr_opcode {
 
 /* Flags of ACK / NAK packets. */
 #define XR_AF_ECE 0x01   /* the packet that triggered this ACK was CE marked */
-#define XR_AF_DUP 0x02   /* ... was a duplicate (already received) */
-#define XR_AF_OOW 0x04   /* ... was outside the path's receive window */
+#define XR_AF_DUP 0x02   /* ... was a duplicate (its CSN already arrived) */
+#define XR_AF_OOW 0x04   /* reserved, never sent: out-of-window packets
+                          * are dropped without an answer */
 
 /* NAK reason codes (struct xr_ack.reason). */
 enum xr_nak_reason {
 	XR_NAK_NONE = 0,
-	XR_NAK_BAD_KEY = 1,      /* rkey unknown or from another domain / PD */
-	XR_NAK_BOUNDS = 2,       /* address + length outside the region */
+	XR_NAK_BAD_KEY = 1,      /* rkey unknown or from another domain / PD;
+	                          * READ_RESP: no open read window */
+	XR_NAK_BOUNDS = 2,       /* address + length outside the region or
+	                          * the domain's memory */
 	XR_NAK_ACCESS = 3,       /* region lacks the access right needed */
 	XR_NAK_RNR = 4,          /* receiver not ready: no receive posted */
 	XR_NAK_BAD_OPCODE = 5,   /* opcode unknown or not allowed */
-	XR_NAK_BAD_LENGTH = 6,   /* offsets/lengths inconsistent with message */
+	XR_NAK_BAD_LENGTH = 6,   /* offsets/lengths inconsistent with message;
+	                          * SEND longer than its receive; READ_RESP
+	                          * length not the read's; bad READ_REQ */
 	XR_NAK_MAX = 6,
 };
 
@@ -155,6 +161,7 @@ struct xr_read_req {
  *  4..7   dst_conn   the data sender's connection id
  *  8..15  token      secret the data sender chose for this connection
  *  16..19 cack       next PSN expected on this path: all earlier ones arrived
+ *                    or were skipped (psn_base)
  *  20..23 ack_psn    PSN of the packet that triggered this ACK
  *  24..27 ts_echo    ts of the packet that triggered this ACK
  *  28..31 rate_hint  receiver's fair-share rate for this sender, Mbit/s
@@ -162,8 +169,10 @@ struct xr_read_req {
  *  32..63 sack[4]    bit i (word i/64, bit i%64 of a big-endian u64) set =
  *                    PSN cack + 1 + i arrived
  *  64..67 ce_pkts    packets received CE-marked on this path (cumulative)
- *  68..71 rx_pkts    packets received on this path (cumulative)
- *  72..75 csn_cum    next connection sequence number expected
+ *  68..71 rx_pkts    packets received on this path (cumulative; both count
+ *                    duplicates and refused packets)
+ *  72..75 csn_cum    the receiver's csn_next, which advances lazily and may
+ *                    lag the next CSN expected; informational
  *  76..79 nak_csn    NAK: csn of the rejected packet; ACK: zero
  */
 struct xr_ack_hdr {
@@ -236,7 +245,7 @@ struct xr_probe_hdr {
  *  52..53 sport_n    number of source ports from sport_lo it may use
  *  54     nplanes    number of addresses below that are valid (1..4)
  *  55     family     4 or 6
- *  56..59 npaths     paths the sender opens
+ *  56..59 npaths     paths the sender opens (informational, not used)
  *  60..63 flags      zero
  *  64..127 addr[4]   sender's data-plane addresses, 16 bytes each (IPv4 as
  *                    ::ffff:a.b.c.d)

@@ -157,8 +157,10 @@ struct xroce_wc {
 	uint32_t imm_data;
 	uint32_t qp_num;
 	unsigned int wc_flags;
-	/* Receiver side: where the message ended (raddr + len of its last
-	 * byte); lets a receiver find a WRITE's data without a SEND. */
+	/* Receiver side of WRITE_WITH_IMM (and notified WRITEs): the
+	 * sender's raddr + length, i.e. one past the message's last byte in
+	 * our memory, so a receiver finds a WRITE's data without a SEND.
+	 * 0 for SEND / SEND_WITH_IMM (the data is in the receive buffer). */
 	uint64_t remote_addr_end;
 	uint16_t stream;           /* stream of the work request / message */
 };
@@ -187,7 +189,10 @@ struct xroce_qp_init_attr {
 	 * XROCE_WC_RETRY_EXC_ERR; 0 = 2000 ms. */
 	uint32_t timeout_ms;
 	unsigned int flags;     /* enum xroce_qp_flags */
-	uint16_t data_port;     /* peer's data UDP port; 0 = default */
+	/* Data-plane UDP port: 0, or the device's own (the port its xroce
+	 * program serves, `xroce attach --port`); both ends of a connection
+	 * use it, and set-up checks that they agree.  Other values: -EINVAL. */
+	uint16_t data_port;
 	/* Packets in flight on the connection at most (the ceiling of its
 	 * congestion window); 0 = 128, which keeps a connection's bursts
 	 * inside a 256-entry receive ring (veth).  Raise it on long paths. */
