@@ -11,7 +11,7 @@
 #include "internal.h"
 
 #define XR_CTRL_POLL_NS 2000000ull /* control socket check while busy */
-#define XR_TELEM_PERIOD_NS 1000000ull /* telemetry update */
+#define XR_TELEM_PERIOD_NS 10000000ull /* telemetry update (p99s cost) */
 
 static int on_event(void *ctx, void *data, size_t len)
 {
