@@ -96,15 +96,15 @@ typedef bool (*xr_pick_fn)(const void *key, const void *val, const void *arg);
 static void keyset_collect(struct xr_keyset *ks, int fd, size_t ksz, size_t vsz,
 			   xr_pick_fn pick, const void *arg)
 {
-	uint8_t key[32], next[32], val[256];
-	bool first = true;
+	uint8_t key[32] = { 0 }, next[32], val[256];
+	const void *prev = NULL;
 
 	ks->n = 0;
 	ks->ksz = ksz;
 	if (ksz > sizeof(key) || vsz > sizeof(val))
 		return;
-	while (!bpf_map_get_next_key(fd, first ? NULL : key, next)) {
-		first = false;
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		prev = key;
 		memcpy(key, next, ksz);
 		if (bpf_map_lookup_elem(fd, key, val) || !pick(key, val, arg))
 			continue;

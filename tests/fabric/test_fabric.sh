@@ -299,7 +299,9 @@ test_pair() {
 	udp "$A" "$B" "$IP" 40007 20000 0 20000
 	c=$(ctr "$SW" a0 ingress reordered)
 	check "$(rx 40007 count) == 20000 && $(rx 40007 dups) == 0" "reorder=0.2: all 20000 delivered once"
-	check "$(rx 40007 reordered) > 0.5 * $c" \
+	# How late the slow lane delivers depends on when the other CPU runs
+	# it (a busy 2-core host): a quarter of them overtaken proves it.
+	check "$(rx 40007 reordered) > 0.25 * $c" \
 		"reorder=0.2: $(rx 40007 reordered) arrivals out of order of $c sent down the slow lane, up to $(rx 40007 late_by_max) late"
 
 	$set clear

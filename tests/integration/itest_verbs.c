@@ -25,9 +25,10 @@
  *     a LOCAL_WRITE-only buffer, on two streams; the server keeps polling.
  *     Then a SEND each way on one of those streams: READ requests and
  *     answers hold their place in a stream's order, they must not stall
- *     what follows them.  Then 3 READs of 2 MiB on a QP whose peer timeout
- *     is 5 ms: answers still arriving keep the peer alive; the server's
- *     QP (timeout 20 ms) idles 50 ms before the first READ arrives.
+ *     what follows them.  Then 12 READs of 2 MiB (posted at once) on a QP
+ *     whose peer timeout is 50 ms: answers still arriving keep the peer
+ *     alive; the server's QP (timeout 50 ms too) idles 100 ms before the
+ *     first READ arrives.
  *  C  Streams, in C_ROUNDS rounds: one 8 MiB SEND on stream 1, then 50
  *     small SENDs on stream 2; completions in order per stream, and under
  *     loss some of stream 2's before stream 1's on each side (a round whose
@@ -868,8 +869,9 @@ struct rd {
 #define NB_FIXED 9
 #define NB 29u
 #define B_SEND_LEN 3000u                /* the SEND each way after the READs */
-#define B_LONG_READS 3u                 /* READs of R_LEN on a short-timeout QP */
-#define B_SHORT_TIMEOUT_MS 5u
+#define B_LONG_READS 12u                /* READs of R_LEN on a short-timeout QP */
+#define B_LONG_SLOTS 3u                 /* ... landing in turns in this many buffers */
+#define B_SHORT_TIMEOUT_MS 50u
 
 static void b_desc(uint32_t i, struct rd *r)
 {
@@ -989,23 +991,29 @@ static int client_b(struct env *e)
 	 * the requests are acknowledged at once, then only the answers
 	 * arrive.  Arriving answers are a live peer, not a silent one. */
 	{
-		struct xroce_qp_init_attr q2 = { .timeout_ms = B_SHORT_TIMEOUT_MS };
+		struct xroce_qp_init_attr q2 = {
+			.timeout_ms = B_SHORT_TIMEOUT_MS * (uint32_t)e->ts };
 		uint64_t t1;
 		struct pqp p2;
 
 		if (pqp_open(e, &p2, q2, 16))
 			return -1;
-		memset(e->l, UNTOUCHED, B_LONG_READS * R_LEN);
+		memset(e->l, UNTOUCHED, B_LONG_SLOTS * R_LEN);
 		/* The server's QP idles past its timeout first. */
 		{
-			struct timespec ts = { 0, B_SHORT_TIMEOUT_MS * 10 * 1000000L };
+			long ms = (long)B_SHORT_TIMEOUT_MS * 2 * e->ts;
+			struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 			nanosleep(&ts, NULL);
 		}
 		t1 = now_ms();
+		/* The READs share B_LONG_SLOTS landing buffers in turns; each is
+		 * checked when it completes, before a later one lands there
+		 * (completions are in order on the stream, answers too). */
 		for (i = 0; i < B_LONG_READS; i++)
-			if (post1(p2.qp, 0xb3000 + i, XROCE_WR_RDMA_READ, 0, e->l + i * R_LEN,
-				  R_LEN, e->mr_l->lkey, e->peer.r_addr, e->peer.r_rkey, 0))
+			if (post1(p2.qp, 0xb3000 + i, XROCE_WR_RDMA_READ, 0,
+				  e->l + (i % B_LONG_SLOTS) * R_LEN, R_LEN, e->mr_l->lkey,
+				  e->peer.r_addr, e->peer.r_rkey, 0))
 				return -1;
 		for (i = 0; i < B_LONG_READS; i++) {
 			struct xroce_wc wc;
@@ -1018,7 +1026,7 @@ static int client_b(struct env *e)
 			       i, (unsigned long long)wc.wr_id, st(wc.status),
 			       (unsigned long long)(now_ms() - t1), B_SHORT_TIMEOUT_MS);
 			for (j = 0; j < R_LEN; j++)
-				if (e->l[i * R_LEN + j] != rpat(j))
+				if (e->l[(i % B_LONG_SLOTS) * R_LEN + j] != rpat(j))
 					break;
 			EXPECT(j == R_LEN, "long READ %u: byte %u wrong", i, j);
 		}
@@ -1086,7 +1094,8 @@ static int server_b(struct env *e, struct ctlmsg *res)
 	 * short peer timeout too: it is idle for longer than that before the
 	 * first READ arrives, and answering must not find it "silent". */
 	{
-		struct xroce_qp_init_attr q2 = { .timeout_ms = B_SHORT_TIMEOUT_MS * 4 };
+		struct xroce_qp_init_attr q2 = {
+			.timeout_ms = B_SHORT_TIMEOUT_MS * (uint32_t)e->ts };
 		struct pqp p2;
 
 		if (pqp_open(e, &p2, q2, 16))
