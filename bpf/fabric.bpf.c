@@ -266,7 +266,10 @@ fab_impair(const struct fab_port *cfg, struct fab_key *key,
 	return FAB_FWD;
 }
 
-SEC("xdp")
+/* xdp.frags: jumbo frames (MTU 9000 on veth) arrive in fragments; the
+ * impairments look at the linear headers, count the whole frame, and
+ * corrupt through bpf_xdp_store_bytes, which reaches the fragments. */
+SEC("xdp.frags")
 int fabric_xdp(struct xdp_md *ctx)
 {
 	struct fab_key key = { .ifindex = ctx->ingress_ifindex,
@@ -288,7 +291,7 @@ int fabric_xdp(struct xdp_md *ctx)
 	st->rx++;
 
 	/* The slow lane only exists between two wire ports. */
-	v = fab_impair(cfg, &key, st, data, data_end, data_end - data,
+	v = fab_impair(cfg, &key, st, data, data_end, bpf_xdp_get_buff_len(ctx),
 		       cfg->out_ifindex != 0, &act);
 	if (v == FAB_DROP)
 		return XDP_DROP;
@@ -355,7 +358,7 @@ int fabric_slow(struct __sk_buff *skb)
 	return TC_ACT_OK;
 }
 
-SEC("xdp")
+SEC("xdp.frags")
 int fabric_pass(struct xdp_md *ctx)
 {
 	return XDP_PASS;

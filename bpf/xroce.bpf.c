@@ -125,6 +125,7 @@ struct xr_scratch {
 	struct xr_evt e;
 	struct xr_ack_info ai;
 	struct xr_read_req rr;
+	__u8 csum_buf[512];      /* checksums across fragments */
 };
 
 struct {
@@ -181,6 +182,59 @@ __noinline int xr_place_global(struct xdp_md *ctx, __u32 domain, __u64 pos,
 }
 
 /* 1 if the frame's UDP checksum over udp_len bytes is right. */
+/* A multi-buffer frame: the datagram continues in fragments.  A function
+ * of its own with a small stack (the pseudo header is built in the
+ * scratch buffer), so the deepest call chain stays within 512 bytes. */
+__noinline int xr_csum_ok_frags_global(struct xdp_md *ctx, __u32 udp_len)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct xr_scratch *sc;
+	struct udphdr *udp;
+	__u32 zero = 0, sum, off;
+	__u8 *b;
+
+	if ((void *)(eth + 1) > end || udp_len > XR_CSUM_MAX_SPAN)
+		return 0;
+	sc = bpf_map_lookup_elem(&xr_scratch, &zero);
+	if (!sc)
+		return 0;
+	b = sc->csum_buf;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = (void *)(eth + 1);
+
+		if ((void *)(ip + 1) > end)
+			return 0;
+		__builtin_memcpy(b, &ip->saddr, 8);
+		b[8] = 0;
+		b[9] = IPPROTO_UDP;
+		b[10] = (__u8)(udp_len >> 8);
+		b[11] = (__u8)udp_len;
+		sum = xr_csum_add(b, 12, 0);
+		udp = (void *)(ip + 1);
+	} else {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+
+		if ((void *)(ip6 + 1) > end)
+			return 0;
+		__builtin_memcpy(b, &ip6->saddr, 32);
+		b[32] = (__u8)(udp_len >> 24);
+		b[33] = (__u8)(udp_len >> 16);
+		b[34] = (__u8)(udp_len >> 8);
+		b[35] = (__u8)udp_len;
+		b[36] = b[37] = b[38] = 0;
+		b[39] = IPPROTO_UDP;
+		sum = xr_csum_add(b, 40, 0);
+		udp = (void *)(ip6 + 1);
+	}
+	if ((void *)(udp + 1) > end || udp->check == 0)
+		return 0;
+	off = (__u32)((void *)udp - data);
+	sum = xr_csum_frags(ctx, off, udp_len, sum, b);
+	return sum && xr_csum_fold(sum) == 0xffff;
+}
+
 __noinline int xr_csum_ok_global(struct xdp_md *ctx, __u32 udp_len)
 {
 	void *data = (void *)(long)ctx->data;
@@ -189,6 +243,8 @@ __noinline int xr_csum_ok_global(struct xdp_md *ctx, __u32 udp_len)
 
 	if (xr_parse(data, end, &h) != XR_PARSE_OK || !h.udp || udp_len > 0xffff)
 		return 0;
+	if ((void *)h.udp + udp_len > end)
+		return -1; /* continues in fragments */
 	return xr_udp_csum_ok(&h, end, (__u16)udp_len);
 }
 
@@ -379,7 +435,8 @@ XR_INLINE __u32 xr_rate_hint(const struct xr_cfg *cfg, __u64 now)
 
 /* Length of the UDP datagram, if it fits in the frame and holds at least
  * min_body bytes of xroce header; 0 otherwise. */
-XR_INLINE __u32 xr_udp_len(const struct xr_hdrs *h, void *end, __u32 min_body)
+XR_INLINE __u32 xr_udp_len(struct xdp_md *ctx, const struct xr_hdrs *h,
+			   void *end, __u32 min_body)
 {
 	__u32 len = bpf_ntohs(h->udp->len);
 
@@ -389,7 +446,10 @@ XR_INLINE __u32 xr_udp_len(const struct xr_hdrs *h, void *end, __u32 min_body)
 
 	if (len < sizeof(struct udphdr) + min_body)
 		return 0;
-	if ((void *)h->udp + len > end)
+	/* The headers are in the linear part (callers check); the datagram
+	 * may continue in the fragments of a multi-buffer frame. */
+	if ((void *)h->udp + len > end &&
+	    h->l4_off + len > bpf_xdp_get_buff_len(ctx))
 		return 0;
 	return len;
 }
@@ -581,7 +641,7 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 
 	if ((void *)(d + 1) > end)
 		return xr_drop(XR_STAT_DROP_TRUNC);
-	udp_len = xr_udp_len(h, end, sizeof(*d));
+	udp_len = xr_udp_len(ctx, h, end, sizeof(*d));
 	if (!udp_len)
 		return xr_drop(XR_STAT_DROP_TRUNC);
 	plen = udp_len - sizeof(struct udphdr) - sizeof(*d);
@@ -592,8 +652,14 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	c = xr_auth(h, end, conn_id, d->token, 0, &why);
 	if (!c)
 		return xr_drop(why);
-	if ((cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_csum_ok_global(ctx, udp_len))
-		return xr_drop(XR_STAT_DROP_CSUM);
+	if (cfg->flags & XR_CFG_VERIFY_CSUM) {
+		int ok = xr_csum_ok_global(ctx, udp_len);
+
+		if (ok < 0)
+			ok = xr_csum_ok_frags_global(ctx, udp_len);
+		if (!ok)
+			return xr_drop(XR_STAT_DROP_CSUM);
+	}
 
 	path = d->path;
 	if (path >= XR_MAX_PATHS)
@@ -815,7 +881,7 @@ static __noinline int xr_rx_ack(struct xdp_md *ctx, struct xr_hdrs *h,
 
 	if ((void *)(a + 1) > end)
 		return xr_drop(XR_STAT_DROP_TRUNC);
-	udp_len = xr_udp_len(h, end, sizeof(*a));
+	udp_len = xr_udp_len(ctx, h, end, sizeof(*a));
 	if (!udp_len)
 		return xr_drop(XR_STAT_DROP_TRUNC);
 	conn_id = bpf_ntohl(a->dst_conn);
@@ -824,8 +890,14 @@ static __noinline int xr_rx_ack(struct xdp_md *ctx, struct xr_hdrs *h,
 		return xr_pass();
 	if (!c)
 		return xr_drop(why);
-	if ((cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_csum_ok_global(ctx, udp_len))
-		return xr_drop(XR_STAT_DROP_CSUM);
+	if (cfg->flags & XR_CFG_VERIFY_CSUM) {
+		int ok = xr_csum_ok_global(ctx, udp_len);
+
+		if (ok < 0)
+			ok = xr_csum_ok_frags_global(ctx, udp_len);
+		if (!ok)
+			return xr_drop(XR_STAT_DROP_CSUM);
+	}
 	evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
 	if (!evq)
 		return xr_drop(XR_STAT_DROP_NO_MEM);
@@ -867,7 +939,7 @@ static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
 
 	if ((void *)(pr + 1) > end)
 		return xr_drop(XR_STAT_DROP_TRUNC);
-	udp_len = xr_udp_len(h, end, sizeof(*pr));
+	udp_len = xr_udp_len(ctx, h, end, sizeof(*pr));
 	if (!udp_len)
 		return xr_drop(XR_STAT_DROP_TRUNC);
 	conn_id = bpf_ntohl(pr->dst_conn);
@@ -876,8 +948,14 @@ static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
 		return xr_pass();
 	if (!c)
 		return xr_drop(why);
-	if ((cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_csum_ok_global(ctx, udp_len))
-		return xr_drop(XR_STAT_DROP_CSUM);
+	if (cfg->flags & XR_CFG_VERIFY_CSUM) {
+		int ok = xr_csum_ok_global(ctx, udp_len);
+
+		if (ok < 0)
+			ok = xr_csum_ok_frags_global(ctx, udp_len);
+		if (!ok)
+			return xr_drop(XR_STAT_DROP_CSUM);
+	}
 	seq = bpf_ntohl(pr->seq);
 	ts = pr->ts;
 	path = pr->path;
@@ -923,7 +1001,10 @@ static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
 	return XDP_TX;
 }
 
-SEC("xdp")
+/* xdp.frags: jumbo frames (MTU 9000 on veth, multi-buffer drivers) arrive
+ * as a linear part holding the headers plus fragments; placement and
+ * checksums read across fragments, replies drop them. */
+SEC("xdp.frags")
 int xroce_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;

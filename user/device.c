@@ -108,7 +108,11 @@ static int plane_open(struct xroce_device *dev, int i, const char *ifname,
 static int plane_start(struct xroce_device *dev, int i)
 {
 	struct xr_plane *pl = &dev->plane[i];
-	struct xr_xsk_opts o = { .mode = XR_XSK_MODE_AUTO, .no_sg = true };
+	/* Multi-buffer transmit (XDP_USE_SG) only where a packet can be
+	 * larger than one 4 KiB frame: jumbo MTUs.  Smaller packets are built
+	 * whole in one frame either way. */
+	struct xr_xsk_opts o = { .mode = XR_XSK_MODE_AUTO,
+				 .no_sg = (uint32_t)pl->mtu + 14 <= XR_PAGE_SIZE };
 	uint32_t f;
 	int rc;
 
@@ -120,8 +124,13 @@ static int plane_start(struct xroce_device *dev, int i)
 	for (f = 0; f < XR_TX_FRAMES; f++)
 		pl->free_frames[f] = XR_TX_FRAMES - 1 - f;
 	pl->nfree = XR_TX_FRAMES;
-	xr_log(&dev->log, XROCE_LOG_DEBUG, "%s: AF_XDP %s mode", pl->ifname,
-	       xr_xsk_zerocopy(pl->xsk) ? "zero-copy" : "copy");
+	xr_log(&dev->log, XROCE_LOG_DEBUG, "%s: AF_XDP %s mode%s", pl->ifname,
+	       xr_xsk_zerocopy(pl->xsk) ? "zero-copy" : "copy",
+	       xr_xsk_sg(pl->xsk) ? ", multi-buffer" : "");
+	if (!o.no_sg && !xr_xsk_sg(pl->xsk))
+		xr_log(&dev->log, XROCE_LOG_WARN, "%s: MTU %d but no multi-buffer "
+		       "AF_XDP (kernel < 6.6?): packets are limited to one 4 KiB "
+		       "frame", pl->ifname, pl->mtu);
 	return 0;
 }
 

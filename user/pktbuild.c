@@ -88,8 +88,25 @@ size_t xr_build_frame(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
 	return xr_build_frame_v(buf, t, hdr, hdr_len, &iov, plen ? 1 : 0);
 }
 
+/* Both builders: headers for hdr_len + the iovs' bytes; the payload is
+ * copied after the header (copy) or only summed where it lies. */
+static size_t build(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
+		    size_t hdr_len, const struct xr_iov *iov, int niov, int copy);
+
 size_t xr_build_frame_v(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
 			size_t hdr_len, const struct xr_iov *iov, int niov)
+{
+	return build(buf, t, hdr, hdr_len, iov, niov, 1);
+}
+
+size_t xr_build_hdr_v(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
+		      size_t hdr_len, const struct xr_iov *iov, int niov)
+{
+	return build(buf, t, hdr, hdr_len, iov, niov, 0);
+}
+
+static size_t build(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
+		    size_t hdr_len, const struct xr_iov *iov, int niov, int copy)
 {
 	size_t plen = 0, udp_len, off;
 	int i;
@@ -127,11 +144,13 @@ size_t xr_build_frame_v(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
 	 * offset of the datagram is byte-swapped into place. */
 	off = hdr_len;
 	for (i = 0; i < niov; i++) {
+		uint32_t part;
+
 		if (!iov[i].len)
 			continue;
-		sum = xr_csum_block_add(sum, xr_csum_copy(l4p + off, iov[i].base,
-							  iov[i].len, 0),
-					UDP_LEN + off);
+		part = copy ? xr_csum_copy(l4p + off, iov[i].base, iov[i].len, 0)
+			    : xr_csum_partial(iov[i].base, iov[i].len, 0);
+		sum = xr_csum_block_add(sum, part, UDP_LEN + off);
 		off += iov[i].len;
 	}
 	if (t->v6) {
@@ -148,5 +167,5 @@ size_t xr_build_frame_v(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
 
 		memcpy(udp + 6, &c, 2);
 	}
-	return t->len + hdr_len + plen;
+	return copy ? t->len + hdr_len + plen : t->len + hdr_len;
 }

@@ -54,4 +54,11 @@ struct xr_iov {
 size_t xr_build_frame_v(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
 			size_t hdr_len, const struct xr_iov *iov, int niov);
 
+/* Only the headers (template + hdr) of that frame, into buf, with lengths
+ * and checksums covering the payload, which is summed where it lies and
+ * sent from there (multi-buffer AF_XDP: header frame + payload in place).
+ * Returns the header length. */
+size_t xr_build_hdr_v(uint8_t *buf, const struct xr_tmpl *t, const void *hdr,
+		      size_t hdr_len, const struct xr_iov *iov, int niov);
+
 #endif /* XR_USER_PKTBUILD_H */

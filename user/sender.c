@@ -78,8 +78,14 @@ int xr_qp_init_paths(struct xroce_qp *qp)
 	if (mtu <= hdr + 64)
 		return xr_fail(&dev->log, -EINVAL, "MTU %u too small", mtu);
 	qp->seg_max = mtu - hdr;
-	/* A transmit frame is one 4 KiB UMEM chunk. */
-	if (qp->seg_max > XR_PAGE_SIZE - 14 - hdr)
+	if (qp->seg_max > XR_MAX_PKT_PAYLOAD)
+		qp->seg_max = XR_MAX_PKT_PAYLOAD;
+	/* A transmit frame is one 4 KiB UMEM chunk; larger packets need
+	 * multi-buffer AF_XDP on every plane the paths use. */
+	for (i = 0; i < nplanes; i++)
+		if (!xr_xsk_sg(dev->plane[i].xsk))
+			break;
+	if (i < nplanes && qp->seg_max > XR_PAGE_SIZE - 14 - hdr)
 		qp->seg_max = XR_PAGE_SIZE - 14 - hdr;
 	xr_cc_cfg_default(&ccfg);
 	ccfg.pkt_bytes = qp->seg_max;
@@ -113,6 +119,12 @@ int xr_qp_init_paths(struct xroce_qp *qp)
 	qp->csn_una = qp->csn_next = qp->init_csn;
 	return 0;
 }
+
+/* Transmit-ring slots a packet of this QP may take: one, or a header and
+ * payload pieces (multi-buffer, jumbo). */
+#define XR_TX_SLOTS_PER_PKT(qp) \
+	((qp)->seg_max + 14 + 40 + 8 + sizeof(struct xr_data_hdr) <= XR_PAGE_SIZE ? \
+	 1u : (uint32_t)XR_XSK_MAX_SEGS)
 
 /* ---- packet sources ---------------------------------------------------- */
 /* A peer's READ becomes an internal work request once there is room. */
@@ -317,6 +329,76 @@ static int gather(struct xroce_qp *qp, const struct xr_swr *w, uint32_t off,
 	return len ? -1 : (int)n;
 }
 
+/* A packet larger than one transmit frame: its headers (hlen bytes) are in
+ * the frame at hdr_addr, the payload goes from where it lies in the memory
+ * map (which is the UMEM) in pieces that do not cross a 4 KiB chunk.  If it
+ * is in too many pieces, it is copied into frames of its own (bounce). */
+static int push_multi(struct xroce_device *dev, struct xr_plane *pl,
+		      uint64_t hdr_addr, size_t hlen, const struct xr_iov *iov,
+		      int niov)
+{
+	struct xr_xsk_seg segs[XR_XSK_MAX_SEGS];
+	int n = 0, i, rc;
+
+	segs[n++] = (struct xr_xsk_seg){ hdr_addr, (uint32_t)hlen };
+	for (i = 0; i < niov; i++) {
+		const uint8_t *b = iov[i].base;
+		uint64_t a = (uint64_t)(b - dev->mem);
+		size_t len = iov[i].len;
+
+		if (b < dev->mem || len > dev->mem_len || a > dev->mem_len - len)
+			break; /* not in the UMEM: copied below */
+		while (len && n < XR_XSK_MAX_SEGS) {
+			uint32_t room = XR_XSK_FRAME_SIZE - (uint32_t)(a % XR_XSK_FRAME_SIZE);
+			uint32_t take = len < room ? (uint32_t)len : room;
+
+			segs[n++] = (struct xr_xsk_seg){ a, take };
+			a += take;
+			len -= take;
+		}
+		if (len)
+			break;
+	}
+	if (i < niov) {
+		/* Bounce: the payload gathered into whole frames. */
+		size_t off = 0;
+
+		n = 1;
+		for (i = 0; i < niov; i++) {
+			size_t done = 0;
+
+			while (done < iov[i].len) {
+				uint32_t in = (uint32_t)(off % XR_XSK_FRAME_SIZE);
+				size_t take;
+
+				if (!in) {
+					if (n == XR_XSK_MAX_SEGS ||
+					    xr_plane_frame_get(pl, &segs[n].addr))
+						goto fail;
+					segs[n++].len = 0;
+				}
+				take = XR_XSK_FRAME_SIZE - in;
+				if (take > iov[i].len - done)
+					take = iov[i].len - done;
+				memcpy(dev->mem + segs[n - 1].addr + in,
+				       (const uint8_t *)iov[i].base + done, take);
+				segs[n - 1].len += (uint32_t)take;
+				done += take;
+				off += take;
+			}
+		}
+	}
+	rc = xr_xsk_tx_push_sg(pl->xsk, segs, n);
+	if (!rc)
+		return 0;
+fail:
+	for (i = 1; i < n; i++)
+		if (segs[i].addr >= pl->frame_base &&
+		    segs[i].addr < pl->frame_base + (uint64_t)XR_TX_FRAMES * XR_PAGE_SIZE)
+			frame_put(pl, segs[i].addr);
+	return -ENOSPC;
+}
+
 static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 		       struct xr_pk *pk, uint64_t now)
 {
@@ -379,8 +461,15 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 	h.imm = htonl(w->imm);
 	h.stream = htons(w->stream);
 	h.ssn = htons(w->ssn);
-	len = xr_build_frame_v(dev->mem + addr, &p->tmpl, &h, sizeof(h), iov, niov);
-	rc = xr_xsk_tx_push(pl->xsk, addr, (uint32_t)len);
+	if (p->tmpl.len + sizeof(h) + pk->len <= XR_PAGE_SIZE) {
+		len = xr_build_frame_v(dev->mem + addr, &p->tmpl, &h, sizeof(h),
+				       iov, niov);
+		rc = xr_xsk_tx_push(pl->xsk, addr, (uint32_t)len);
+	} else {
+		len = xr_build_hdr_v(dev->mem + addr, &p->tmpl, &h, sizeof(h),
+				     iov, niov);
+		rc = push_multi(dev, pl, addr, len, iov, niov);
+	}
 	if (rc) {
 		/* Cannot happen: the caller checked for a free slot.  The PSN is
 		 * then lost like a dropped packet and recovered the same way. */
@@ -457,9 +546,9 @@ int xr_qp_transmit(struct xroce_qp *qp)
 		if (pi < 0)
 			break;
 		pl = &qp->dev->plane[qp->path[pi].plane];
-		if (!xr_xsk_tx_free_slots(pl->xsk)) {
+		if (xr_xsk_tx_free_slots(pl->xsk) < XR_TX_SLOTS_PER_PKT(qp)) {
 			xr_plane_reap(pl);
-			if (!xr_xsk_tx_free_slots(pl->xsk))
+			if (xr_xsk_tx_free_slots(pl->xsk) < XR_TX_SLOTS_PER_PKT(qp))
 				break;
 		}
 		pk = take_csn(qp, csn, retx);

@@ -24,9 +24,9 @@
 #define XR_INLINE static inline __attribute__((always_inline))
 #endif
 
-/* Largest payload one packet may carry; it then spans at most 3 pages. */
-#define XR_MAX_PKT_PAYLOAD 8192
+/* The largest payload (XR_MAX_PKT_PAYLOAD, abi.h) spans at most 3 pages. */
 #define XR_PLACE_MAX_PAGES 3
+_Static_assert(XR_MAX_PKT_PAYLOAD <= 2 * XR_PAGE_SIZE, "placement spans 3 pages");
 
 struct xr_page {
 	__u8 b[XR_PAGE_SIZE];

@@ -27,8 +27,10 @@ XR_INLINE void *xr_reply_begin(struct xdp_md *ctx, struct xr_hdrs *h, int v6,
 		       (v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
+	/* The whole frame, fragments of a multi-buffer frame included: a
+	 * negative adjustment drops them first, then trims the linear part. */
 	int delta = (int)(l4_off + sizeof(struct udphdr) + body_len) -
-		    (int)(end - data);
+		    (int)bpf_xdp_get_buff_len(ctx);
 	__u8 mac[ETH_ALEN];
 	struct ethhdr *eth;
 	struct udphdr *udp;

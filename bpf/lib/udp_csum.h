@@ -166,6 +166,59 @@ XR_INLINE int xr_udp_csum_ok(const struct xr_hdrs *h, void *end, __u16 udp_len)
 	return xr_csum_fold(sum) == 0xffff;
 }
 
+/* The same for a datagram that continues past the linear part of a
+ * multi-buffer (xdp.frags) frame: read in 512-byte pieces through
+ * bpf_xdp_load_bytes into buf (512 bytes of scratch), which works across
+ * fragments.  Every piece starts at an even offset of the datagram, so
+ * the 16-bit words line up as in a contiguous sum. */
+#define XR_CSUM_LSTEP(c)                                                 \
+	if (rem & (c)) {                                                 \
+		if (bpf_xdp_load_bytes(ctx, off + base + (rem & ~((c) * 2 - 1)), \
+				       buf, (c)))                        \
+			return 0;                                        \
+		sum = xr_csum_add(buf, (c), sum);                        \
+	}
+
+/* Sum of udp_len bytes of the frame from offset off, added to sum. */
+XR_INLINE __u32 xr_csum_frags(struct xdp_md *ctx, __u32 off, __u32 udp_len,
+			      __u32 sum, __u8 *buf)
+{
+	__u32 base, rem, i;
+
+#pragma clang loop unroll(disable)
+	for (i = 0; i < XR_CSUM_MAX_SPAN / 512; i++) {
+		if (udp_len - i * 512 < 512)
+			break;
+		if (bpf_xdp_load_bytes(ctx, off + i * 512, buf, 512))
+			return 0;
+		sum = xr_csum_add(buf, 512, sum);
+	}
+	base = udp_len & ~511u;
+	rem = udp_len & 511;
+	XR_CSUM_LSTEP(256)
+	XR_CSUM_LSTEP(128)
+	XR_CSUM_LSTEP(64)
+	XR_CSUM_LSTEP(32)
+	XR_CSUM_LSTEP(16)
+	XR_CSUM_LSTEP(8)
+	XR_CSUM_LSTEP(4)
+	if (rem & 3) {
+		/* 1..3 trailing bytes, zero-padded to a word (network order). */
+		__u32 at = off + base + (rem & ~3u);
+
+		buf[0] = buf[1] = buf[2] = buf[3] = 0;
+		if (bpf_xdp_load_bytes(ctx, at, buf, 1))
+			return 0;
+		if ((rem & 3) > 1 && bpf_xdp_load_bytes(ctx, at + 1, buf + 1, 1))
+			return 0;
+		if ((rem & 3) > 2 && bpf_xdp_load_bytes(ctx, at + 2, buf + 2, 1))
+			return 0;
+		sum = xr_csum_add(buf, 4, sum);
+	}
+	return sum;
+}
+#undef XR_CSUM_LSTEP
+
 /* Fill in the UDP checksum of a datagram of udp_len bytes. */
 XR_INLINE void xr_udp_csum_set(const struct xr_hdrs *h, void *end, __u16 udp_len)
 {

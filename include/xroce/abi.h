@@ -44,6 +44,9 @@
 #define XR_MAX_PATHS 16        /* paths per connection */
 #define XR_MAX_PLANES 4        /* interfaces (planes) per connection */
 #define XR_CSN_WIN 8192        /* connection-level receive window, packets */
+/* Largest payload one DATA packet may carry (jumbo frames: MTU 9000 carries
+ * 8192-byte payloads); XDP drops longer ones (drop_length). */
+#define XR_MAX_PKT_PAYLOAD 8192
 /* A sender keeps every CSN it sends below its oldest unacknowledged CSN +
  * XR_CSN_SEND_WIN: half the receive window, because the receiver moves its
  * window base lazily (see xr_csn_accept in bpf/lib/rxwin.h). */

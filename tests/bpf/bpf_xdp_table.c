@@ -1145,10 +1145,12 @@ static void test_scenario(void **state)
 		fail_msg("%d mismatches in %s", errs, tc->name);
 }
 
-/* Every payload length 1..1600 and a few up to the largest frame: a good
+/* Every payload length 1..1600 and a few up to the largest payload
+ * (8192, a multi-buffer frame past ~3.4 KB: test runs of an xdp.frags
+ * program put what exceeds a page's linear room in fragments): a good
  * checksum is accepted and the bytes land; a corrupted one (one bit of the
  * last, first or middle byte) is refused.  Exercises every tail of
- * xr_csum_span and every step of xr_place_piece. */
+ * xr_csum_span and xr_csum_frags and every step of xr_place_piece. */
 static void test_csum_sweep(void **state)
 {
 	struct tcase *tc = *state;
@@ -1160,7 +1162,8 @@ static void test_csum_sweep(void **state)
 	int errs = 0;
 
 	assert_non_null(e);
-	for (plen = 1; plen <= 3300; plen = plen < 1600 ? plen + 1 : plen + 97) {
+	for (plen = 1; plen <= 8192;
+	     plen = plen < 1600 ? plen + 1 : plen + 97 > 8192 && plen < 8192 ? 8192 : plen + 97) {
 		struct step st = proto;
 		uint64_t s0[XR_STAT_MAX], s1[XR_STAT_MAX];
 		struct built b;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define FR_MAX 4096
+#define FR_MAX 10240 /* jumbo frames (MTU 9000) arrive as multi-buffer */
 #define FR_ETH 14
 #define FR_IP4 20
 #define FR_IP6 40

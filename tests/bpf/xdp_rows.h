@@ -841,6 +841,28 @@ static const struct step t_csn_lag[] = {
 	  W(202, 202, 202), .place = 1, ST(S_DATA(1), S_BYTES(16), S_TXA) },
 };
 
+/* Jumbo frames (MTU 9000): more than a page's linear room, so the test run
+ * hands the xdp.frags program a multi-buffer frame, as veth and multi-buffer
+ * drivers do.  Placement and the checksum read across the fragments; the
+ * ACK built from the frame drops them. */
+static const struct step t_jumbo[] = {
+	{ "8192-byte WRITE_IMM over three pages: placed, ACK, RECV",
+	  .op = OPC(XR_OP_WRITE_IMM), .flags = XR_DF_LAST, MSG(1, 8192, 0),
+	  PKT(0, 0, 0x100, 8192), ACK(0), W(1, 1, 1), .place = 1,
+	  ST(S_DATA(1), S_BYTES(8192), S_DONE, S_TXA), RECV(0x2100) },
+	{ "its duplicate: DUP ACK, not placed again", .op = OPC(XR_OP_WRITE_IMM),
+	  .flags = XR_DF_LAST, MSG(1, 8192, 0), PKT(0, 0, 0x100, 8192),
+	  ACK(XR_AF_DUP), W(1, 1, 2), ST(S_DATA(1), S_DUP, S_TXA) },
+	{ "a byte in the last fragment corrupted: dropped, not placed",
+	  .corrupt = 1 + 8000, .flags = XR_DF_AR, MSG(2, 8192, 0),
+	  PKT(1, 1, 0x2200, 8192), DROP, ST(S_(DROP_CSUM)) },
+	{ "5000 bytes with an odd tail, AR: placed, ACK", .flags = XR_DF_AR,
+	  MSG(3, 5001, 0), PKT(1, 1, 0x2200, 5001), ACK(0), W(2, 2, 3),
+	  .place = 1, ST(S_DATA(1), S_BYTES(5001), S_DONE, S_TXA), RECV(0x3589) },
+	{ "more than the largest payload (8193): dropped", .flags = XR_DF_AR,
+	  MSG(4, 8193, 0), PKT(2, 2, 0x100, 8193), DROP, ST(S_(DROP_LENGTH)) },
+};
+
 static const struct scen scens[] = {
 	{ "inorder", F4 | F6, ST_N | ST_W, 0, 0, t_inorder, X(t_inorder), 0 },
 	{ "notify", F4 | F6, ST_N | ST_W, XR_CONN_F_NOTIFY_WRITE, 0, t_notify,
@@ -862,6 +884,7 @@ static const struct scen scens[] = {
 	{ "edges", F4 | F6, ST_N, 0, 0, t_edges, X(t_edges), 0 },
 	{ "mapped", F6, ST_N, 0, 1, t_mapped, X(t_mapped), 0 },
 	{ "csn_lag", F4 | F6, ST_N, 0, 0, t_csn_lag, X(t_csn_lag), 0 },
+	{ "jumbo", F4 | F6, ST_N | ST_W, 0, 0, t_jumbo, X(t_jumbo), 0 },
 };
 
 #endif /* XR_TEST_XDP_ROWS_H */

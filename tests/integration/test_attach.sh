@@ -11,7 +11,7 @@
 #   - attach native, status shows it; a second interface gets the same
 #     program (shared maps); config is shared; counters count real packets;
 #     connections/domains/MRs written into the maps are listed; detach.
-#   - a program attached by `ip link ... xdp obj ... sec xdp` and by
+#   - a program attached by `ip link ... xdp obj ... sec xdp.frags` and by
 #     `xdp-loader load` is found; `xroce attach` configures it in place.
 #   - another XDP program is not replaced without --force, is with it.
 #   - generic mode; automatic fallback to generic where native is refused.
@@ -310,7 +310,7 @@ has "status after detaching all" "$OUT" "not attached to any interface"
 
 # ---- attached by ip link --------------------------------------------------
 
-nsx_privfs "$M" ip link set dev q0 xdp obj "$OBJ" sec xdp 2>"$TMP/iplink.err" ||
+nsx_privfs "$M" ip link set dev q0 xdp obj "$OBJ" sec xdp.frags 2>"$TMP/iplink.err" ||
 	xr_die "ip link could not attach $OBJ: $(cat "$TMP/iplink.err")"
 read -r IDIP MODEIP < <(link_xdp "$M" q0)
 seen "$IDIP"

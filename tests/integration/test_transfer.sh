@@ -13,7 +13,10 @@
 #   - the receiver killed mid-transfer: the sender fails with an error
 #     completion within its timeout, no hang; the sender killed: the
 #     receiver gives up after its idle time.
-# Usage: tests/integration/test_transfer.sh [--quick]   (root)
+#   --mtu M: the same over links of MTU M (9000: jumbo frames, which
+#     arrive at XDP in fragments and leave through multi-buffer AF_XDP);
+#     the sender must then use packets as large as the MTU allows.
+# Usage: tests/integration/test_transfer.sh [--quick] [--mtu M]   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=tests/lib/netns.sh
@@ -29,13 +32,20 @@ done
 QUICK=0
 # Slow machines (vmtest under emulation) stretch the timing: XR_TIME_SCALE.
 TS=${XR_TIME_SCALE:-1}
-[ "${1:-}" = "--quick" ] && QUICK=1
+MTU=1500
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) QUICK=1; shift ;;
+	--mtu) MTU=$2; shift 2 ;;
+	*) xr_die "unknown option $1" ;;
+	esac
+done
 
 PFX=$(xr_prefix)
 TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
 xr_cleanup_push "rm -rf '$TMP'"
 xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
-bash tests/fabric/fabric.sh up pair --prefix "$PFX" --env "$TMP/env" >/dev/null
+bash tests/fabric/fabric.sh up pair --prefix "$PFX" --mtu "$MTU" --env "$TMP/env" >/dev/null
 # shellcheck disable=SC1091
 . "$TMP/env"
 A=$FAB_h0_NS
@@ -99,9 +109,10 @@ transfer() {
 	wait "$rpid" || fail "recv of $size at loss $loss failed: $(cat "$TMP/recv.err")"
 	[ "$rc" -eq 0 ] || fail "send of $size at loss $loss failed: $(cat "$TMP/send.err")"
 	d1=$(drops)
-	python3 - "$out" "$(cat "$TMP/recv.json")" "$size" "$loss" "$d0" "$d1" <<'EOF' || fail "transfer $size at loss $loss: bad report"
+	python3 - "$out" "$(cat "$TMP/recv.json")" "$size" "$loss" "$d0" "$d1" "$MTU" <<'EOF' || fail "transfer $size at loss $loss: bad report"
 import json, sys
 s, r = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+mtu = int(sys.argv[7])
 size = {'1': 1, '4k': 4096, '1M': 1 << 20, '256M': 256 << 20}[sys.argv[3]]
 loss = float(sys.argv[4])
 d0, d1 = [int(x) for x in sys.argv[5].split()], [int(x) for x in sys.argv[6].split()]
@@ -119,6 +130,12 @@ assert s['retx_pkts'] <= 2 * (data_drops + ack_drops) + 64, \
     f"{s['retx_pkts']} retransmissions for {data_drops}+{ack_drops} drops"
 if loss > 0 and size >= (1 << 20):
     assert s['retx_pkts'] > 0, 'no retransmission despite loss'
+# Packets as large as the MTU allows (IPv4: 92 bytes of headers; at most
+# 8192 bytes of payload a packet); each message (the sender's chunks, its
+# credit WRITE_WITH_IMMs) may end in a shorter one: 1% slack.
+seg = min(mtu - 92, 8192)
+first = s['tx_pkts'] - s['retx_pkts']
+assert first <= size / seg * 1.01 + 16, f"{first} packets for {size} B: segments below {seg} B"
 print(f"{size} B at {loss*100:g}% loss: {s['goodput_gbps']:.2f} Gbit/s, "
       f"{s['tx_pkts']} packets, {s['retx_pkts']} retransmitted "
       f"({s['fast_retx']} SACK, {s['timeout_retx']} timer); switch dropped "

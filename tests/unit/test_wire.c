@@ -173,6 +173,50 @@ static void test_probe_no_payload(void **state)
 	assert_int_equal(buf[42], 0x15);
 }
 
+/* Jumbo packets are sent as a header frame + payload where it lies: the
+ * header xr_build_hdr_v writes, followed by the pieces, must be byte for
+ * byte the frame xr_build_frame_v builds, for both families and pieces of
+ * odd lengths at odd offsets (a piece starting at an odd offset of the
+ * datagram is summed byte-swapped). */
+static void test_hdr_only_matches_frame(void **state)
+{
+	static uint8_t payload[9000], whole[10240], split[10240];
+	uint8_t sa6[16] = { 0xfd, 0, [15] = 1 }, da6[16] = { 0xfd, 0, [15] = 2 };
+	uint8_t sa4[4] = { 10, 0, 0, 1 }, da4[4] = { 10, 0, 0, 2 };
+	static const size_t cuts[][4] = { { 8192, 0, 0, 0 }, { 1, 4095, 4096, 0 },
+					  { 3, 5, 7, 8000 }, { 4097, 1, 1, 1 } };
+	struct xr_data_hdr h;
+	struct xr_tmpl t;
+	size_t i, c, v6;
+
+	(void)state;
+	for (i = 0; i < sizeof(payload); i++)
+		payload[i] = (uint8_t)(i * 13 + 5);
+	fill_hdr(&h);
+	for (v6 = 0; v6 < 2; v6++) {
+		xr_tmpl_init(&t, smac, dmac, (int)v6, v6 ? (void *)sa6 : sa4,
+			     v6 ? (void *)da6 : da4, 50001, XR_DEFAULT_UDP_PORT, 2);
+		for (c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
+			struct xr_iov iov[4];
+			size_t n = 0, off = 1, hl, wl, at;
+
+			for (i = 0; i < 4 && cuts[c][i]; i++) {
+				iov[n].base = payload + off;
+				iov[n].len = cuts[c][i];
+				off += cuts[c][i] + 1; /* gaps: pieces are not adjacent */
+				n++;
+			}
+			wl = xr_build_frame_v(whole, &t, &h, sizeof(h), iov, (int)n);
+			hl = xr_build_hdr_v(split, &t, &h, sizeof(h), iov, (int)n);
+			assert_int_equal(hl, (size_t)t.len + sizeof(h));
+			for (at = hl, i = 0; i < n; at += iov[i].len, i++)
+				memcpy(split + at, iov[i].base, iov[i].len);
+			assert_int_equal(at, wl);
+			assert_memory_equal(split, whole, wl);
+		}
+	}
+}
+
 static void test_layouts(void **state)
 {
 	struct xr_ctrl_msg m;
@@ -202,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_ipv4_frame),
 		cmocka_unit_test(test_ipv6_frame),
 		cmocka_unit_test(test_probe_no_payload),
+		cmocka_unit_test(test_hdr_only_matches_frame),
 		cmocka_unit_test(test_layouts),
 	};
 
