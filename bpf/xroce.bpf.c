@@ -28,6 +28,7 @@
 #include "lib/udp_csum.h"
 #include "lib/place.h"
 #include "lib/reply.h"
+#include "lib/txbuild.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -62,6 +63,20 @@ struct {
 		__uint(value_size, XR_PAGE_SIZE);
 	});
 } xr_mem SEC(".maps");
+
+/* Transmit rings of the test-run engine, by (domain, plane): txrun.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__uint(max_entries, XR_DEFAULT_MAX_DOMAINS * XR_MAX_PLANES);
+	__type(key, struct xr_txq_key);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_ARRAY);
+		__uint(map_flags, BPF_F_MMAPABLE);
+		__uint(max_entries, XR_TXR_RING + 1);
+		__uint(key_size, sizeof(__u32));
+		__uint(value_size, sizeof(struct xr_txr_desc));
+	});
+} xr_txq SEC(".maps");
 
 /* Each domain's event ring (ACK records, completions). */
 struct {
@@ -1001,6 +1016,51 @@ static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
 	return XDP_TX;
 }
 
+/* A test run of this program by a library that transmits with it
+ * (txrun.h): the trigger names a ring and carries its secret; the next
+ * descriptor becomes the frame, sent back out of the interface. */
+static __noinline int xr_tx_build(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct xr_txr_trigger *t = data;
+	__u32 ctl_idx = XR_TXR_CTL, slot;
+	struct xr_txq_key key;
+	struct xr_txr_desc *d;
+	struct xr_txr_ctl *c;
+	void *ring, *mem;
+	__u64 tail;
+
+	if ((void *)(t + 1) > end || t->magic != bpf_htonl(XR_TXR_MAGIC))
+		return xr_drop(XR_STAT_DROP_TXR);
+	key.domain = bpf_ntohl(t->domain);
+	key.plane = bpf_ntohl(t->plane);
+	ring = bpf_map_lookup_elem(&xr_txq, &key);
+	if (!ring)
+		return xr_drop(XR_STAT_DROP_TXR);
+	c = bpf_map_lookup_elem(ring, &ctl_idx);
+	if (!c || c->secret != t->secret)
+		return xr_drop(XR_STAT_DROP_TXR);
+	mem = bpf_map_lookup_elem(&xr_mem, &key.domain);
+	if (!mem)
+		return xr_drop(XR_STAT_DROP_TXR);
+	tail = c->tail;
+	if (tail == *(volatile __u64 *)&c->head) {
+		c->empty++;
+		return XDP_DROP;
+	}
+	c->tail = tail + 1;
+	slot = (__u32)tail & (XR_TXR_RING - 1);
+	d = bpf_map_lookup_elem(ring, &slot);
+	if (!d || xr_txb_build(ctx, d, mem)) {
+		c->bad++;
+		return xr_drop(XR_STAT_DROP_TXR);
+	}
+	c->sent++;
+	xr_count(XR_STAT_TX_BUILT);
+	return XDP_TX;
+}
+
 /* xdp.frags: jumbo frames (MTU 9000 on veth, multi-buffer drivers) arrive
  * as a linear part holding the headers plus fragments; placement and
  * checksums read across fragments, replies drop them. */
@@ -1014,8 +1074,14 @@ int xroce_xdp(struct xdp_md *ctx)
 	__u32 zero = 0;
 	__u8 *x;
 
-	if (xr_parse(data, end, &h) != XR_PARSE_OK || !h.udp)
+	if (xr_parse(data, end, &h) != XR_PARSE_OK || !h.udp) {
+		struct ethhdr *eth = data;
+
+		if ((void *)(eth + 1) <= end &&
+		    eth->h_proto == bpf_htons(XR_TXR_ETHERTYPE))
+			return xr_tx_build(ctx);
 		goto pass;
+	}
 	cfg = bpf_map_lookup_elem(&xr_cfg, &zero);
 	if (!cfg || !cfg->udp_port)
 		goto pass;

@@ -62,6 +62,7 @@ struct pf_opts {
 	double secs;
 	uint32_t interval_ms;  /* bw: goodput per interval, 0 = off */
 	int mode, json, verbose, once;
+	enum xroce_tx_engine engine;
 };
 
 static double now_s(void)
@@ -133,6 +134,7 @@ static int pf_open(const struct pf_opts *o, uint16_t port, struct pf_env *e)
 	da.mem_size = PF_BUF + (4u << 20);
 	da.ctrl_port = port;
 	da.log_level = o->verbose ? XROCE_LOG_DEBUG : XROCE_LOG_WARN;
+	da.tx_engine = o->engine;
 	if ((rc = xroce_open_device(&da, &e->dev)))
 		return xr_err("perf", rc, "cannot open the device");
 	if ((rc = xroce_alloc_pd(e->dev, &e->pd)) ||
@@ -612,6 +614,8 @@ static void usage(FILE *f)
 "      --mtu N         IP MTU to use (default: the interface's)\n"
 "      --once          server: exit after its clients are gone\n"
 "      --interval-ms N bw: also print goodput every N ms (acknowledged bytes)\n"
+"      --tx-engine E   af_xdp or test_run (frames built by XDP, sent from a\n"
+"                      BPF test run; default: $XROCE_TX_ENGINE, else af_xdp)\n"
 "  -j, --json          one JSON object per size\n"
 "  -v, --verbose       library debug messages\n"
 "  -h, --help          this help\n", PF_MAX_CONNS);
@@ -632,6 +636,7 @@ int cmd_perf(int argc, char **argv)
 		{ "mtu", required_argument, NULL, 'U' },
 		{ "once", no_argument, NULL, 'O' },
 		{ "interval-ms", required_argument, NULL, 'I' },
+		{ "tx-engine", required_argument, NULL, 'E' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -702,6 +707,14 @@ int cmd_perf(int argc, char **argv)
 		case 'I':
 			if (xr_parse_u32(optarg, 1, 60000, &o.interval_ms))
 				return xr_usage_err("perf", "bad interval '%s'", optarg);
+			break;
+		case 'E':
+			if (!strcmp(optarg, "af_xdp"))
+				o.engine = XROCE_TX_AF_XDP;
+			else if (!strcmp(optarg, "test_run"))
+				o.engine = XROCE_TX_TEST_RUN;
+			else
+				return xr_usage_err("perf", "tx engine must be af_xdp or test_run");
 			break;
 		case 'j':
 			o.json = 1;

@@ -8,6 +8,7 @@
 
 #include "bpfmaps.h"
 #include "xroce/abi.h"
+#include "xroce/txrun.h"
 
 #define XR_PROG_NAME "xroce_xdp"
 
@@ -16,6 +17,7 @@ static void maps_reset(struct xr_maps *m)
 	memset(m, 0, sizeof(*m));
 	m->cfg = m->domains = m->mem = m->evq = m->mrs = -1;
 	m->conns = m->rx = m->msgs = m->stats = m->rq = m->reads = -1;
+	m->txq = -1;
 }
 
 static int prog_info(int fd, struct bpf_prog_info *info, uint32_t *ids,
@@ -161,6 +163,8 @@ int xr_maps_open_prog(uint32_t prog_id, struct xr_maps *m)
 			slot = &m->rq;
 		else if (!strcmp(mi.name, XR_MAP_READS))
 			slot = &m->reads;
+		else if (!strcmp(mi.name, XR_MAP_TXQ))
+			slot = &m->txq;
 		if (slot && *slot < 0)
 			*slot = mfd;
 		else
@@ -193,7 +197,8 @@ int xr_maps_open(int ifindex, struct xr_maps *m)
 void xr_maps_close(struct xr_maps *m)
 {
 	int *fds[] = { &m->cfg, &m->domains, &m->mem, &m->evq, &m->mrs,
-		       &m->conns, &m->rx, &m->msgs, &m->stats, &m->rq, &m->reads };
+		       &m->conns, &m->rx, &m->msgs, &m->stats, &m->rq, &m->reads,
+		       &m->txq };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {

@@ -16,6 +16,7 @@ struct xr_maps {
 	uint32_t prog_id;     /* the xroce program (not a dispatcher) */
 	int attach_mode;      /* XDP_FLAGS_DRV_MODE / SKB_MODE / HW_MODE */
 	int cfg, domains, mem, evq, mrs, conns, rx, msgs, stats, rq, reads;
+	int txq;              /* -1 if the object predates the test-run engine */
 	uint32_t max_conns;   /* entries of xr_conns / xr_rx */
 	uint32_t max_domains;
 	uint32_t max_mrs;

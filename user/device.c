@@ -36,11 +36,41 @@ int xr_plane_frame_get(struct xr_plane *pl, uint64_t *addr)
 	return 0;
 }
 
+void xr_plane_frame_put(struct xr_plane *pl, uint64_t addr)
+{
+	uint64_t idx = (addr - pl->frame_base) / XR_PAGE_SIZE;
+
+	if (addr >= pl->frame_base && idx < XR_TX_FRAMES && pl->nfree < XR_TX_FRAMES)
+		pl->free_frames[pl->nfree++] = (uint32_t)idx;
+}
+
+uint32_t xr_plane_tx_room(const struct xr_plane *pl)
+{
+	return pl->txr ? xr_txrun_room(pl->txr) : xr_xsk_tx_free_slots(pl->xsk);
+}
+
+int xr_plane_kick(struct xr_plane *pl)
+{
+	uint32_t i;
+	int rc;
+
+	if (!pl->txr)
+		return xr_xsk_tx_kick(pl->xsk);
+	rc = xr_txrun_flush(pl->txr);
+	/* The run read everything it sent: bounce frames are free again. */
+	for (i = 0; i < pl->nbounce; i++)
+		xr_plane_frame_put(pl, pl->bounce[i]);
+	pl->nbounce = 0;
+	return rc < 0 ? rc : 0;
+}
+
 void xr_plane_reap(struct xr_plane *pl)
 {
 	uint64_t addrs[256];
 	int n, i;
 
+	if (!pl->xsk)
+		return; /* the test-run engine has no completion ring */
 	do {
 		n = xr_xsk_reap(pl->xsk, addrs, 256);
 		for (i = 0; i < n; i++) {
@@ -105,7 +135,7 @@ static int plane_open(struct xroce_device *dev, int i, const char *ifname,
 	return 0;
 }
 
-static int plane_start(struct xroce_device *dev, int i)
+static int plane_start(struct xroce_device *dev, int i, enum xroce_tx_engine eng)
 {
 	struct xr_plane *pl = &dev->plane[i];
 	/* Multi-buffer transmit (XDP_USE_SG) only where a packet can be
@@ -117,13 +147,26 @@ static int plane_start(struct xroce_device *dev, int i)
 	int rc;
 
 	pl->frame_base = XR_TELEM_BYTES + (uint64_t)i * XR_TX_FRAMES * XR_PAGE_SIZE;
+	for (f = 0; f < XR_TX_FRAMES; f++)
+		pl->free_frames[f] = XR_TX_FRAMES - 1 - f;
+	pl->nfree = XR_TX_FRAMES;
+	if (eng == XROCE_TX_TEST_RUN) {
+		char why[160];
+
+		rc = xr_txrun_open(&pl->txr, dev->maps.txq, dev->domain_id,
+				   (uint32_t)i, pl->ifindex, dev->maps.prog_id,
+				   xr_random64(), why, sizeof(why));
+		if (rc)
+			return xr_fail(&dev->log, rc, "%s: no test-run transmit "
+				       "engine: %s", pl->ifname, why);
+		xr_log(&dev->log, XROCE_LOG_DEBUG, "%s: test-run transmit engine",
+		       pl->ifname);
+		return 0;
+	}
 	rc = xr_xsk_create(&pl->xsk, pl->ifindex, 0, dev->mem, dev->mem_len, &o);
 	if (rc)
 		return xr_fail(&dev->log, rc, "%s: cannot open an AF_XDP socket: %s",
 			       pl->ifname, strerror(-rc));
-	for (f = 0; f < XR_TX_FRAMES; f++)
-		pl->free_frames[f] = XR_TX_FRAMES - 1 - f;
-	pl->nfree = XR_TX_FRAMES;
 	xr_log(&dev->log, XROCE_LOG_DEBUG, "%s: AF_XDP %s mode%s", pl->ifname,
 	       xr_xsk_zerocopy(pl->xsk) ? "zero-copy" : "copy",
 	       xr_xsk_sg(pl->xsk) ? ", multi-buffer" : "");
@@ -222,10 +265,29 @@ int xroce_open_device(const struct xroce_device_attr *attr,
 		rc = xr_fail(&dev->log, rc, "out of memory");
 		goto fail;
 	}
-	for (i = 0; i < dev->nplanes; i++) {
-		rc = plane_start(dev, i);
-		if (rc)
+	{
+		enum xroce_tx_engine eng = attr->tx_engine;
+		const char *env = getenv("XROCE_TX_ENGINE");
+
+		if (eng == XROCE_TX_DEFAULT && env && *env) {
+			if (!strcmp(env, "test_run")) {
+				eng = XROCE_TX_TEST_RUN;
+			} else if (strcmp(env, "af_xdp")) {
+				rc = xr_fail(&dev->log, -EINVAL, "XROCE_TX_ENGINE=%s: "
+					     "expected af_xdp or test_run", env);
+				goto fail;
+			}
+		}
+		if (eng != XROCE_TX_DEFAULT && eng != XROCE_TX_AF_XDP &&
+		    eng != XROCE_TX_TEST_RUN) {
+			rc = xr_fail(&dev->log, -EINVAL, "unknown tx_engine %d", eng);
 			goto fail;
+		}
+		for (i = 0; i < dev->nplanes; i++) {
+			rc = plane_start(dev, i, eng);
+			if (rc)
+				goto fail;
+		}
 	}
 	rc = xr_progress_attach(dev);
 	if (rc) {
@@ -287,9 +349,12 @@ int xroce_close_device(struct xroce_device *dev)
 	}
 	if (dev->rb)
 		ring_buffer__free(dev->rb);
-	for (i = 0; i < dev->nplanes; i++)
+	for (i = 0; i < dev->nplanes; i++) {
 		if (dev->plane[i].xsk)
 			xr_xsk_destroy(dev->plane[i].xsk);
+		xr_txrun_close(dev->plane[i].txr);
+		dev->plane[i].txr = NULL;
+	}
 	xr_domain_destroy(dev);
 	xr_heap_fini(&dev->heap);
 	xr_ctrl_close(dev);

@@ -159,8 +159,8 @@ static bool of_dead_conn(const void *key, const void *val, const void *arg)
 }
 
 /* Delete every map entry that belongs to domain: its connections, the
- * posted receives and READ windows of those connections, its MRs, the
- * domain itself.  The receives and READ windows matter: a connection id is
+ * posted receives and READ windows of those connections, its MRs, its
+ * transmit rings, the domain itself.  The receives and READ windows matter: a connection id is
  * reused by the next connection set up, and a receive left behind would
  * let that connection's first SENDs land at the dead process's buffer
  * offsets, inside the new owner's memory. */
@@ -185,6 +185,12 @@ static void purge_domain(const struct xr_maps *m, uint32_t domain)
 	keyset_delete(&ks, m->mrs);
 	free(ks.keys);
 	free(conns.keys);
+	if (m->txq >= 0) {
+		struct xr_txq_key k = { .domain = domain };
+
+		for (k.plane = 0; k.plane < XR_MAX_PLANES; k.plane++)
+			bpf_map_delete_elem(m->txq, &k);
+	}
 	bpf_map_delete_elem(m->evq, &domain);
 	bpf_map_delete_elem(m->mem, &domain);
 	bpf_map_delete_elem(m->domains, &domain);

@@ -31,6 +31,7 @@
 #include "pktbuild.h"
 #include "txpath.h"
 #include "xsk.h"
+#include "txrun.h"
 #include "nlroute.h"
 
 struct ring_buffer;
@@ -67,7 +68,10 @@ struct xr_plane {
 	bool has4, has6;
 	uint8_t addr4[4];                  /* first address of each family */
 	uint8_t addr6[16];
-	struct xr_xsk *xsk;
+	struct xr_xsk *xsk;                /* AF_XDP engine, or ... */
+	struct xr_txrun *txr;              /* ... the test-run engine */
+	uint64_t bounce[XR_TXR_RING];      /* txr: frames to free after a flush */
+	uint32_t nbounce;
 	uint64_t frame_base;               /* UMEM offset of frame 0 */
 	uint32_t free_frames[XR_TX_FRAMES];
 	uint32_t nfree;
@@ -418,7 +422,13 @@ int xr_qp_init_paths(struct xroce_qp *qp);
 
 /* device.c */
 int xr_plane_frame_get(struct xr_plane *pl, uint64_t *addr);
+void xr_plane_frame_put(struct xr_plane *pl, uint64_t addr);
 void xr_plane_reap(struct xr_plane *pl);
+/* Transmit slots free on the plane's engine (descriptors or ring slots). */
+uint32_t xr_plane_tx_room(const struct xr_plane *pl);
+/* Send what was queued: AF_XDP kick (-EAGAIN: busy, call again), or the
+ * test run of the queued descriptors. */
+int xr_plane_kick(struct xr_plane *pl);
 
 /* domain.c */
 int xr_domain_create(struct xroce_device *dev, size_t mem_len);

@@ -119,7 +119,7 @@ uint64_t xr_progress(struct xroce_device *dev)
 		if (!pl->need_kick)
 			continue;
 		pl->need_kick = false;
-		if (xr_xsk_tx_kick(pl->xsk) == -EAGAIN)
+		if (xr_plane_kick(pl) == -EAGAIN)
 			busy = true;
 	}
 	if (busy || next <= dev->now_ns)

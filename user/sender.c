@@ -83,10 +83,14 @@ int xr_qp_init_paths(struct xroce_qp *qp)
 	/* A transmit frame is one 4 KiB UMEM chunk; larger packets need
 	 * multi-buffer AF_XDP on every plane the paths use. */
 	for (i = 0; i < nplanes; i++)
-		if (!xr_xsk_sg(dev->plane[i].xsk))
+		if (!dev->plane[i].xsk || !xr_xsk_sg(dev->plane[i].xsk))
 			break;
 	if (i < nplanes && qp->seg_max > XR_PAGE_SIZE - 14 - hdr)
 		qp->seg_max = XR_PAGE_SIZE - 14 - hdr;
+	/* The test-run engine builds a frame in one page's linear room. */
+	for (i = 0; i < nplanes; i++)
+		if (dev->plane[i].txr && qp->seg_max > XR_TXR_MAX_FRAME - 14 - hdr)
+			qp->seg_max = XR_TXR_MAX_FRAME - 14 - hdr;
 	xr_cc_cfg_default(&ccfg);
 	ccfg.pkt_bytes = qp->seg_max;
 	ccfg.conn_max_cwnd = qp->max_inflight;
@@ -120,11 +124,15 @@ int xr_qp_init_paths(struct xroce_qp *qp)
 	return 0;
 }
 
-/* Transmit-ring slots a packet of this QP may take: one, or a header and
- * payload pieces (multi-buffer, jumbo). */
-#define XR_TX_SLOTS_PER_PKT(qp) \
-	((qp)->seg_max + 14 + 40 + 8 + sizeof(struct xr_data_hdr) <= XR_PAGE_SIZE ? \
-	 1u : (uint32_t)XR_XSK_MAX_SEGS)
+/* Transmit slots a packet of this QP may take: one descriptor or ring
+ * slot, or (AF_XDP, jumbo) a header and payload pieces. */
+static uint32_t slots_per_pkt(const struct xroce_qp *qp, const struct xr_plane *pl)
+{
+	if (pl->txr || qp->seg_max + 14 + 40 + 8 + sizeof(struct xr_data_hdr) <=
+			       XR_PAGE_SIZE)
+		return 1;
+	return XR_XSK_MAX_SEGS;
+}
 
 /* ---- packet sources ---------------------------------------------------- */
 /* A peer's READ becomes an internal work request once there is room. */
@@ -299,8 +307,7 @@ void xr_qp_acked_below(struct xroce_qp *qp, uint32_t csn)
 /* ---- transmission ------------------------------------------------------ */
 static void frame_put(struct xr_plane *pl, uint64_t addr)
 {
-	pl->free_frames[pl->nfree++] = (uint32_t)((addr - pl->frame_base) /
-						 XR_PAGE_SIZE);
+	xr_plane_frame_put(pl, addr);
 }
 
 /* The payload of [off, off + len) of w's message, as pieces of memory. */
@@ -399,6 +406,111 @@ fail:
 	return -ENOSPC;
 }
 
+/* Does [base, base + len) lie in the device's memory map (the UMEM)? */
+static bool in_umem(const struct xroce_device *dev, const void *base, size_t len)
+{
+	const uint8_t *b = base;
+
+	return b >= dev->mem && len <= dev->mem_len &&
+	       (size_t)(b - dev->mem) <= dev->mem_len - len;
+}
+
+/* The test-run engine: one descriptor.  Small frames are written whole into
+ * it; otherwise its headers (checksums over the payload where it lies) and
+ * up to XR_TXR_SEGS payload pieces of the memory map; payload in more
+ * pieces, or outside the map, is gathered into a frame of the plane first
+ * (freed after the next flush). */
+static int emit_txr(struct xroce_device *dev, struct xr_plane *pl,
+		    const struct xr_tmpl *t, const void *hdr, size_t hdr_len,
+		    const struct xr_iov *iov, int niov)
+{
+	struct xr_txr_desc *d;
+	struct xr_iov one;
+	size_t plen = 0;
+	bool direct = niov <= (int)XR_TXR_SEGS;
+	int i;
+
+	if (!xr_txrun_room(pl->txr))
+		return -ENOSPC;
+	for (i = 0; i < niov; i++) {
+		plen += iov[i].len;
+		if (!in_umem(dev, iov[i].base, iov[i].len))
+			direct = false;
+	}
+	if (t->len + hdr_len + plen > XR_TXR_MAX_FRAME)
+		return -EMSGSIZE; /* cannot happen: seg_max keeps below it */
+	d = xr_txrun_slot(pl->txr);
+	if (t->len + hdr_len + plen <= XR_TXR_HDR_MAX) {
+		d->hdr_len = (uint16_t)xr_build_frame_v(d->hdr, t, hdr, hdr_len,
+							iov, niov);
+		d->nseg = 0;
+		d->plen = 0;
+		xr_txrun_commit(pl->txr);
+		return 0;
+	}
+	if (!direct) {
+		uint64_t addr;
+		size_t off = 0;
+
+		if (pl->nbounce == XR_TXR_RING || xr_plane_frame_get(pl, &addr))
+			return -ENOSPC;
+		for (i = 0; i < niov; i++) {
+			memcpy(dev->mem + addr + off, iov[i].base, iov[i].len);
+			off += iov[i].len;
+		}
+		pl->bounce[pl->nbounce++] = addr;
+		one.base = dev->mem + addr;
+		one.len = plen;
+		iov = &one;
+		niov = 1;
+	}
+	d->hdr_len = (uint16_t)xr_build_hdr_v(d->hdr, t, hdr, hdr_len, iov, niov);
+	d->nseg = 0;
+	for (i = 0; i < niov; i++) {
+		if (!iov[i].len)
+			continue;
+		d->seg[d->nseg].off = (uint64_t)((const uint8_t *)iov[i].base - dev->mem);
+		d->seg[d->nseg].len = (uint32_t)iov[i].len;
+		d->nseg++;
+	}
+	d->plen = (uint32_t)plen;
+	xr_txrun_commit(pl->txr);
+	return 0;
+}
+
+/* Put one packet on the plane's engine: template, header, payload. */
+static int emit(struct xroce_device *dev, struct xr_plane *pl,
+		const struct xr_tmpl *t, const void *hdr, size_t hdr_len,
+		const struct xr_iov *iov, int niov)
+{
+	uint64_t addr;
+	size_t plen = 0, len;
+	int i, rc;
+
+	if (pl->txr)
+		rc = emit_txr(dev, pl, t, hdr, hdr_len, iov, niov);
+	else {
+		for (i = 0; i < niov; i++)
+			plen += iov[i].len;
+		if (xr_plane_frame_get(pl, &addr))
+			return -ENOSPC;
+		if (t->len + hdr_len + plen <= XR_PAGE_SIZE) {
+			len = xr_build_frame_v(dev->mem + addr, t, hdr, hdr_len,
+					       iov, niov);
+			rc = xr_xsk_tx_push(pl->xsk, addr, (uint32_t)len);
+		} else {
+			len = xr_build_hdr_v(dev->mem + addr, t, hdr, hdr_len,
+					     iov, niov);
+			rc = push_multi(dev, pl, addr, len, iov, niov);
+		}
+		if (rc)
+			frame_put(pl, addr);
+	}
+	if (!rc)
+		pl->need_kick = true;
+	return rc;
+}
+
 static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 		       struct xr_pk *pk, uint64_t now)
 {
@@ -409,9 +521,7 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 	struct xr_iov iov[XROCE_MAX_SGE];
 	struct xr_read_req rr;
 	struct xr_data_hdr h;
-	uint64_t addr;
 	uint32_t psn;
-	size_t len;
 	int rc, niov;
 
 	if (w->opcode == XR_OP_READ_REQ) {
@@ -426,14 +536,15 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 		if (niov < 0)
 			return -EINVAL; /* cannot happen: segments cover w->len */
 	}
-	rc = xr_plane_frame_get(pl, &addr);
+	/* Room on the engine first: the PSN below is spent once taken. */
+	if (!pl->txr && !pl->nfree) {
+		xr_plane_reap(pl);
+		if (!pl->nfree)
+			return -ENOSPC;
+	}
+	rc = xr_txpath_send(&p->tp, csn, pk->len, now, &psn);
 	if (rc)
 		return rc;
-	rc = xr_txpath_send(&p->tp, csn, pk->len, now, &psn);
-	if (rc) {
-		frame_put(pl, addr);
-		return rc;
-	}
 	memset(&h, 0, sizeof(h));
 	h.ver_type = XR_VER_TYPE(XR_T_DATA);
 	/* Ask for an ACK on every other PSN of the path and whenever the
@@ -461,22 +572,12 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 	h.imm = htonl(w->imm);
 	h.stream = htons(w->stream);
 	h.ssn = htons(w->ssn);
-	if (p->tmpl.len + sizeof(h) + pk->len <= XR_PAGE_SIZE) {
-		len = xr_build_frame_v(dev->mem + addr, &p->tmpl, &h, sizeof(h),
-				       iov, niov);
-		rc = xr_xsk_tx_push(pl->xsk, addr, (uint32_t)len);
-	} else {
-		len = xr_build_hdr_v(dev->mem + addr, &p->tmpl, &h, sizeof(h),
-				     iov, niov);
-		rc = push_multi(dev, pl, addr, len, iov, niov);
-	}
+	rc = emit(dev, pl, &p->tmpl, &h, sizeof(h), iov, niov);
 	if (rc) {
-		/* Cannot happen: the caller checked for a free slot.  The PSN is
-		 * then lost like a dropped packet and recovered the same way. */
-		frame_put(pl, addr);
+		/* Cannot happen: the caller checked for room.  The PSN is then
+		 * lost like a dropped packet and recovered the same way. */
 		return rc;
 	}
-	pl->need_kick = true;
 	qp->timer_due = 0; /* a new PSN in flight: deadlines move */
 	xr_cc_on_send(&qp->cc, pi, now);
 	if (pk->ntx) {
@@ -546,9 +647,14 @@ int xr_qp_transmit(struct xroce_qp *qp)
 		if (pi < 0)
 			break;
 		pl = &qp->dev->plane[qp->path[pi].plane];
-		if (xr_xsk_tx_free_slots(pl->xsk) < XR_TX_SLOTS_PER_PKT(qp)) {
-			xr_plane_reap(pl);
-			if (xr_xsk_tx_free_slots(pl->xsk) < XR_TX_SLOTS_PER_PKT(qp))
+		if (xr_plane_tx_room(pl) < slots_per_pkt(qp, pl)) {
+			/* AF_XDP: completions free slots; test run: sending
+			 * the queued descriptors empties the ring. */
+			if (pl->txr)
+				xr_plane_kick(pl);
+			else
+				xr_plane_reap(pl);
+			if (xr_plane_tx_room(pl) < slots_per_pkt(qp, pl))
 				break;
 		}
 		pk = take_csn(qp, csn, retx);
@@ -567,10 +673,8 @@ int xr_qp_send_probe(struct xroce_qp *qp, int pi, uint64_t now)
 	struct xr_qpath *p = &qp->path[pi];
 	struct xr_plane *pl = &qp->dev->plane[p->plane];
 	struct xr_probe_hdr h;
-	uint64_t addr;
-	size_t len;
 
-	if (xr_plane_frame_get(pl, &addr))
+	if (!xr_plane_tx_room(pl))
 		return -ENOSPC;
 	memset(&h, 0, sizeof(h));
 	h.ver_type = XR_VER_TYPE(XR_T_PROBE);
@@ -579,12 +683,8 @@ int xr_qp_send_probe(struct xroce_qp *qp, int pi, uint64_t now)
 	h.token = htobe64(qp->tx_token);
 	h.seq = htonl(xr_cc_probe_sent(&qp->cc, pi, now));
 	h.ts = htonl((uint32_t)now);
-	len = xr_build_frame(qp->dev->mem + addr, &p->tmpl, &h, sizeof(h), NULL, 0);
-	if (xr_xsk_tx_push(pl->xsk, addr, (uint32_t)len)) {
-		frame_put(pl, addr);
+	if (emit(qp->dev, pl, &p->tmpl, &h, sizeof(h), NULL, 0))
 		return -ENOSPC;
-	}
-	pl->need_kick = true;
 	qp->timer_due = 0;
 	return 0;
 }

@@ -41,6 +41,8 @@ static const char *const stat_names[] = {
 	[XR_STAT_EVT_LOST] = "evt_lost",
 	[XR_STAT_DROP_DEAD] = "drop_dead",
 	[XR_STAT_NAK_RNR] = "nak_rnr",
+	[XR_STAT_TX_BUILT] = "tx_built",
+	[XR_STAT_DROP_TXR] = "drop_txr",
 };
 
 _Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) == XR_STAT_MAX,

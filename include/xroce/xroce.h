@@ -63,6 +63,21 @@ typedef void (*xroce_log_fn)(void *arg, enum xroce_log_level level,
 			     const char *fmt, va_list ap);
 
 /* ---- device --------------------------------------------------------- */
+/* How a device puts packets on the wire. */
+enum xroce_tx_engine {
+	/* AF_XDP, unless the environment variable XROCE_TX_ENGINE says
+	 * "test_run" (or "af_xdp"). */
+	XROCE_TX_DEFAULT = 0,
+	/* An AF_XDP socket per plane (zero copy where the driver has it). */
+	XROCE_TX_AF_XDP = 1,
+	/* Frames built by the xroce XDP program from descriptors and sent with
+	 * XDP_TX, out of BPF_PROG_TEST_RUN with live frames (Linux 5.18).
+	 * Faster than copy-mode AF_XDP (veth, drivers without zero copy);
+	 * needs the program attached in native mode; frames up to 3392 bytes
+	 * (no jumbo frames).  tests/bench/txengine.sh compares the engines. */
+	XROCE_TX_TEST_RUN = 2,
+};
+
 struct xroce_device_attr {
 	/* Interfaces ("planes") this device transmits and receives on; each
 	 * must have the xroce XDP program attached (`xroce attach IF`). */
@@ -79,6 +94,7 @@ struct xroce_device_attr {
 	xroce_log_fn log_fn;
 	void *log_arg;
 	enum xroce_log_level log_level;
+	enum xroce_tx_engine tx_engine;
 };
 
 int xroce_open_device(const struct xroce_device_attr *attr,

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The test-run transmit engine of one plane, one job: a ring of transmit
+ * descriptors shared with the XDP program attached to the plane's
+ * interface, and the BPF_PROG_TEST_RUN (BPF_F_TEST_XDP_LIVE_FRAMES) that
+ * turns them into frames sent with XDP_TX.  The contract with XDP is
+ * include/xroce/txrun.h.  No policy: the caller fills descriptors and
+ * decides when to flush.
+ */
+#ifndef XR_USER_TXRUN_H
+#define XR_USER_TXRUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xroce/txrun.h"
+
+struct xr_txrun {
+	int prog_fd;                /* the XDP program attached to the plane */
+	int ring_fd;
+	int txq_fd;                 /* xr_txq (not owned) */
+	int ifindex;
+	struct xr_txq_key key;
+	struct xr_txr_desc *ring;   /* mmapped: XR_TXR_RING descriptors ... */
+	struct xr_txr_ctl *ctl;     /* ... and the control slot */
+	size_t map_len;
+	uint8_t trigger[XR_TXR_TRIGGER_LEN];
+	uint64_t runs, run_errors, lost; /* test runs; failed; frames not sent */
+};
+
+/* Create the ring of (domain, plane), install it in xr_txq and check that
+ * prog_id is attached to ifindex in native mode (a test run of a program
+ * the kernel's XDP dispatcher does not already hold waits for an RCU grace
+ * period every time).  On failure a negative errno and a reason in why. */
+int xr_txrun_open(struct xr_txrun **out, int txq_fd, uint32_t domain,
+		  uint32_t plane, int ifindex, uint32_t prog_id, uint64_t secret,
+		  char *why, size_t whylen);
+void xr_txrun_close(struct xr_txrun *t);
+
+/* Free descriptors. */
+static inline uint32_t xr_txrun_room(const struct xr_txrun *t)
+{
+	return XR_TXR_RING - (uint32_t)(t->ctl->head - t->ctl->tail);
+}
+
+/* The next descriptor to fill (room must be > 0), then publish it. */
+static inline struct xr_txr_desc *xr_txrun_slot(struct xr_txrun *t)
+{
+	return &t->ring[t->ctl->head & (XR_TXR_RING - 1)];
+}
+
+static inline void xr_txrun_commit(struct xr_txrun *t)
+{
+	t->ctl->head++;
+}
+
+static inline uint32_t xr_txrun_pending(const struct xr_txrun *t)
+{
+	return (uint32_t)(t->ctl->head - t->ctl->tail);
+}
+
+/* Send every published descriptor; returns how many frames XDP built, or
+ * a negative errno (then the descriptors are dropped: lost packets, which
+ * loss recovery repairs). */
+int xr_txrun_flush(struct xr_txrun *t);
+
+#endif /* XR_USER_TXRUN_H */
