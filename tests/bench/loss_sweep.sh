@@ -7,7 +7,15 @@
 # directions (data and ACKs alike).  For each loss rate:
 #   xroce  `xroce perf client --mode bw` (RDMA WRITEs of SIZE, 8 paths)
 #   TCP    iperf3, one stream, TSO/GSO/GRO off (unless --gso), same MTU
-# Printed: absolute goodput and the fraction of each one's loss-free goodput.
+# Printed: absolute goodput and the fraction of each one's loss-free goodput,
+# and the CPU cost of every run: machine-wide CPU-seconds per GB moved.  On
+# veth the receiver's and the switch's work runs in the sender's softirq, so
+# no one process's time is the cost: the script reads /proc/stat (user + nice
+# + system + irq + softirq of all CPUs) right before and after each client
+# and divides by the bytes the client moved (xroce: bytes acknowledged by
+# WRITE completions; TCP: bytes iperf3's server received).  Anything else
+# running on the host counts too: "bg" (JSON bg_cpu_frac) is the share of
+# all CPUs busy during 1 s before the sweep, with no traffic.
 #
 # Usage: tests/bench/loss_sweep.sh [--losses "0 0.01 0.1"] [--secs S]
 #                                  [--size BYTES] [--mtu M] [--gso] [--json F]
@@ -58,6 +66,18 @@ for ns in "$A" "$B"; do
 	fi
 done
 
+# Busy CPU time of all CPUs, in clock ticks (/proc/stat: user nice system
+# idle iowait irq softirq ...; steal and guest are not ours).
+cpu_ticks() { awk '/^cpu /{ print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
+HZ=$(getconf CLK_TCK)
+bg_frac() { # share of all CPUs busy during 1 s
+	local c0 c1
+	c0=$(cpu_ticks)
+	sleep 1
+	c1=$(cpu_ticks)
+	awk -v a="$c0" -v b="$c1" -v hz="$HZ" -v n="$(nproc)" 'BEGIN { printf "%.4f", (b - a) / hz / n }'
+}
+
 set_loss() {
 	"$XRFABRIC" set --netns "$SW" --port a0 "loss=$1" >/dev/null
 	"$XRFABRIC" set --netns "$SW" --port b0 "loss=$1" >/dev/null
@@ -69,11 +89,16 @@ xroce_run() {
 	nsx "$B" "$XROCE" perf server -i eth0 --once >/dev/null 2>&1 &
 	local spid=$!
 	sleep 0.3
+	local c0 c1
+	c0=$(cpu_ticks)
 	nsx "$A" "$XROCE" perf client -i eth0 "$BIP" -s "$SIZE" -d "$SECS" --json \
 		2>"$TMP/perf.err" | tail -1 >"$TMP/x.json" || true
+	c1=$(cpu_ticks)
 	wait "$spid" || true
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["gbps"], d["retx_pkts"], d["pkts"])' \
-		"$TMP/x.json" 2>/dev/null || echo "0 0 0"
+	[ -s "$TMP/x.json" ] || xr_log "xroce perf client failed at loss $loss: $(tail -3 "$TMP/perf.err")"
+	# gbps retx pkts bytes cpu_ticks mpps client_cpu_s_per_gb
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["gbps"], d["retx_pkts"], d["pkts"], d["bytes"], sys.argv[2], d.get("mpps", 0), d.get("cpu_s_per_gb", 0))' \
+		"$TMP/x.json" $((c1 - c0)) 2>/dev/null || echo "0 0 0 0 0 0 0"
 }
 
 tcp_run() {
@@ -86,34 +111,51 @@ tcp_run() {
 	nsx "$B" iperf3 -s -1 >/dev/null 2>&1 &
 	local spid=$!
 	sleep 0.3
+	local c0 c1
+	c0=$(cpu_ticks)
 	nsx "$A" iperf3 -c "$BIP" -t "$SECS" -J >"$TMP/i.json" 2>/dev/null || true
+	c1=$(cpu_ticks)
 	wait "$spid" || true
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d["end"]; print(e["sum_received"]["bits_per_second"]/1e9, e["sum_sent"].get("retransmits",0))' \
-		"$TMP/i.json" 2>/dev/null || echo "0 0"
+	[ -s "$TMP/i.json" ] || xr_log "iperf3 client failed at loss $loss"
+	# gbps retx bytes cpu_ticks
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d["end"]; print(e["sum_received"]["bits_per_second"]/1e9, e["sum_sent"].get("retransmits",0), e["sum_received"]["bytes"], sys.argv[2])' \
+		"$TMP/i.json" $((c1 - c0)) 2>/dev/null || echo "0 0 0 0"
 }
 
 echo "loss sweep: one connection, ${SECS}s per point, MTU $MTU, xroce WRITE $SIZE B x 8 paths, TCP $([ "$GSO" -eq 1 ] && echo "GSO/TSO on" || echo "TSO/GSO/GRO off")"
-printf '%-7s | %-10s %-8s %-9s | %-10s %-8s %-9s\n' loss "xroce Gb/s" "of 0%" retx "TCP Gb/s" "of 0%" retx
+BG=$(bg_frac)
+echo "CPU s/GB: machine-wide busy CPU time (all $(nproc) CPUs) per GB moved; other work on the host before the sweep: $(awk -v b="$BG" 'BEGIN { printf "%.1f", 100 * b }')% of all CPUs"
+printf '%-7s | %-10s %-8s %-9s %-8s | %-10s %-8s %-9s %-8s\n' loss "xroce Gb/s" "of 0%" retx "CPU s/GB" "TCP Gb/s" "of 0%" retx "CPU s/GB"
 : >"$TMP/rows"
 for loss in $LOSSES; do
 	set_loss "$loss"
-	read -r xg xr xp < <(xroce_run)
-	read -r tg tr < <(tcp_run)
-	echo "$loss $xg $xr $xp $tg $tr" >>"$TMP/rows"
+	read -r xg xr xp xb xc xm xpc < <(xroce_run)
+	read -r tg tr tb tc < <(tcp_run)
+	echo "$loss $xg $xr $xp $tg $tr $xb $xc $tb $tc $xm $xpc" >>"$TMP/rows"
 done
-python3 - "$TMP/rows" "${JSON:-}" <<'PY'
+python3 - "$TMP/rows" "${JSON:-}" "$HZ" "$BG" "$SECS" "$MTU" "$GSO" <<'PY'
 import json, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+hz, bg, secs, mtu, gso = float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]), sys.argv[7] == '1'
 base_x = next((float(r[1]) for r in rows if float(r[0]) == 0), None)
 base_t = next((float(r[4]) for r in rows if float(r[0]) == 0), None)
+def per_gb(ticks, nbytes):
+    return ticks / hz / (nbytes / 1e9) if nbytes > 0 else float('nan')
 out = []
 for r in rows:
     loss, xg, xr, xp, tg, tr = float(r[0]), float(r[1]), int(r[2]), int(r[3]), float(r[4]), int(r[5])
+    xb, xc, tb, tc = int(r[6]), int(r[7]), int(r[8]), int(r[9])
+    xm, xpc = float(r[10]), float(r[11])
     fx = xg / base_x if base_x else float('nan')
     ft = tg / base_t if base_t else float('nan')
-    print(f"{loss*100:5.1f}%  | {xg:10.3f} {fx*100:7.1f}% {xr:9d} | {tg:10.3f} {ft*100:7.1f}% {tr:9d}")
-    out.append(dict(loss=loss, xroce_gbps=xg, xroce_frac=fx, xroce_retx=xr, xroce_pkts=xp,
-                    tcp_gbps=tg, tcp_frac=ft, tcp_retx=tr))
+    xcg, tcg = per_gb(xc, xb), per_gb(tc, tb)
+    print(f"{loss*100:5.1f}%  | {xg:10.3f} {fx*100:7.1f}% {xr:9d} {xcg:8.2f} | {tg:10.3f} {ft*100:7.1f}% {tr:9d} {tcg:8.2f}")
+    out.append(dict(loss=loss, secs=secs, mtu=mtu, tcp_gso=gso, bg_cpu_frac=bg,
+                    xroce_gbps=xg, xroce_frac=fx, xroce_retx=xr, xroce_pkts=xp,
+                    xroce_mpps=xm, xroce_bytes=xb, xroce_cpu_s=xc / hz, xroce_cpu_s_per_gb=xcg,
+                    xroce_client_cpu_s_per_gb=xpc,
+                    tcp_gbps=tg, tcp_frac=ft, tcp_retx=tr,
+                    tcp_bytes=tb, tcp_cpu_s=tc / hz, tcp_cpu_s_per_gb=tcg))
 if sys.argv[2]:
     json.dump(out, open(sys.argv[2], 'w'), indent=1)
 PY
