@@ -272,7 +272,7 @@ int xroce_open_device(const struct xroce_device_attr *attr,
 		if (eng == XROCE_TX_DEFAULT && env && *env) {
 			if (!strcmp(env, "test_run")) {
 				eng = XROCE_TX_TEST_RUN;
-			} else if (strcmp(env, "af_xdp")) {
+			} else if (strcmp(env, "af_xdp") != 0) {
 				rc = xr_fail(&dev->log, -EINVAL, "XROCE_TX_ENGINE=%s: "
 					     "expected af_xdp or test_run", env);
 				goto fail;
