@@ -81,8 +81,9 @@ local F = {
 	d_flags = ProtoField.uint8("xroce.data.flags", "Flags", base.HEX),
 	d_ar = ProtoField.bool("xroce.data.flags.ar", "Ack requested", 8, nil, 0x01),
 	d_retx = ProtoField.bool("xroce.data.flags.retx", "Retransmission", 8, nil, 0x02),
+	d_dup = ProtoField.bool("xroce.data.flags.dup", "Redundant copy", 8, nil, 0x08),
 	d_last = ProtoField.bool("xroce.data.flags.last", "Last packet of message", 8, nil, 0x04),
-	d_frsvd = ProtoField.uint8("xroce.data.flags.rsvd", "Reserved flags", base.HEX, nil, 0xf8),
+	d_frsvd = ProtoField.uint8("xroce.data.flags.rsvd", "Reserved flags", base.HEX, nil, 0xf0),
 	opcode = ProtoField.uint8("xroce.data.opcode", "Opcode", base.DEC, OPCODE_NAMES),
 	psn = ProtoField.uint32("xroce.data.psn", "PSN", base.DEC),
 	psn_base = ProtoField.uint32("xroce.data.psn_base", "PSN base", base.DEC),
@@ -256,7 +257,7 @@ local function flag_names(v, names)
 	return " [" .. table.concat(out, ",") .. "]"
 end
 
-local DATA_FLAGS = { { 1, "AR" }, { 2, "RETX" }, { 4, "LAST" } }
+local DATA_FLAGS = { { 1, "AR" }, { 2, "RETX" }, { 4, "LAST" }, { 8, "DUP" } }
 local ACK_FLAGS = { { 1, "ECE" }, { 2, "DUP" }, { 4, "OOW" } }
 
 -- "1003,1005-1009": runs of consecutive PSNs as ranges; at most max_runs.
@@ -281,7 +282,7 @@ end
 
 -- DATA -------------------------------------------------------------------
 local DATA_LAYOUT = {
-	{ F.d_flags, 1, 1, { F.d_ar, F.d_retx, F.d_last, F.d_frsvd } },
+	{ F.d_flags, 1, 1, { F.d_ar, F.d_retx, F.d_last, F.d_dup, F.d_frsvd } },
 	{ F.opcode, 2, 1 }, { F.path, 3, 1 }, { F.dst_conn, 4, 4 },
 	{ F.token, 8, 8 }, { F.psn, 16, 4 }, { F.psn_base, 20, 4 },
 	{ F.csn, 24, 4 }, { F.ts, 28, 4 }, { F.raddr, 32, 8 }, { F.rkey, 40, 4 },
@@ -310,8 +311,8 @@ local function dissect_data(tvb, pinfo, tree)
 	if not OPCODE_NAMES[op] then
 		tree:add_proto_expert_info(E.value, string.format("unknown opcode %d", op))
 	end
-	if flags >= 8 then
-		tree:add_proto_expert_info(E.rsvd, string.format("reserved flag bits 0x%02x", flags - flags % 8))
+	if flags >= 16 then
+		tree:add_proto_expert_info(E.rsvd, string.format("reserved flag bits 0x%02x", flags - flags % 16))
 	end
 	if end_off > msg_len then
 		end_item:add_proto_expert_info(E.bounds, string.format(
@@ -598,7 +599,7 @@ local function looks_like_xroce(tvb)
 	elseif t == T_PROBE or t == T_PROBE_REPLY then
 		return rlen == PROBE_LEN and flags == 0 and b2 == 0
 	elseif t == T_DATA then
-		if rlen < DATA_LEN or len < DATA_LEN or flags >= 8 or b2 < 1 or b2 > 6 then
+		if rlen < DATA_LEN or len < DATA_LEN or flags >= 16 or b2 < 1 or b2 > 6 then
 			return false
 		end
 		local plen = rlen - DATA_LEN

@@ -61,7 +61,7 @@ struct pf_opts {
 	int nsizes;
 	double secs;
 	uint32_t interval_ms;  /* bw: goodput per interval, 0 = off */
-	int mode, json, verbose, once;
+	int mode, json, verbose, once, no_redundant;
 	enum xroce_tx_engine engine;
 };
 
@@ -176,6 +176,8 @@ static int pf_qp(const struct pf_opts *o, struct pf_env *e, struct xroce_qp **qp
 	qa.max_send_wr = 4096;
 	qa.npaths = o->npaths;
 	qa.mtu = o->mtu;
+	if (o->no_redundant)
+		qa.flags |= XROCE_QP_NO_REDUNDANT;
 	rc = xroce_create_qp(e->pd, &qa, qp);
 	if (rc)
 		return xr_err("perf", rc, "create_qp");
@@ -614,6 +616,7 @@ static void usage(FILE *f)
 "      --mtu N         IP MTU to use (default: the interface's)\n"
 "      --once          server: exit after its clients are gone\n"
 "      --interval-ms N bw: also print goodput every N ms (acknowledged bytes)\n"
+"      --no-redundant  no redundant copies of small messages (XROCE_QP_NO_REDUNDANT)\n"
 "      --tx-engine E   af_xdp or test_run (frames built by XDP, sent from a\n"
 "                      BPF test run; default: $XROCE_TX_ENGINE, else af_xdp)\n"
 "  -j, --json          one JSON object per size\n"
@@ -637,6 +640,7 @@ int cmd_perf(int argc, char **argv)
 		{ "once", no_argument, NULL, 'O' },
 		{ "interval-ms", required_argument, NULL, 'I' },
 		{ "tx-engine", required_argument, NULL, 'E' },
+		{ "no-redundant", no_argument, NULL, 'R' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -707,6 +711,9 @@ int cmd_perf(int argc, char **argv)
 		case 'I':
 			if (xr_parse_u32(optarg, 1, 60000, &o.interval_ms))
 				return xr_usage_err("perf", "bad interval '%s'", optarg);
+			break;
+		case 'R':
+			o.no_redundant = 1;
 			break;
 		case 'E':
 			if (!strcmp(optarg, "af_xdp"))

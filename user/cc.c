@@ -844,6 +844,28 @@ int xr_cc_pick_path(struct xr_cc *cc, uint64_t now)
 	return best;
 }
 
+int xr_cc_pick_other_path(const struct xr_cc *cc, int not)
+{
+	int best = -1;
+	uint32_t i, best_cls = 2, best_in = 0;
+
+	for (i = 0; i < cc->npaths; i++) {
+		const struct xr_cc_path *p = &cc->path[i];
+		uint32_t cls;
+
+		if ((int)i == not || !in_service(p))
+			continue;
+		cls = p->state == XR_CC_GOOD ? 0 : 1;
+		if (best < 0 || cls < best_cls ||
+		    (cls == best_cls && p->ctl.inflight < best_in)) {
+			best = (int)i;
+			best_cls = cls;
+			best_in = p->ctl.inflight;
+		}
+	}
+	return best < 0 ? -ENETUNREACH : best;
+}
+
 /* Pacing rate in packets per ns (0 = unpaced). */
 static double pace_rate(const struct xr_cc *cc)
 {

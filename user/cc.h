@@ -181,6 +181,11 @@ uint64_t xr_cc_next_deadline(const struct xr_cc *cc);
  * for pacing): >= 0, -EAGAIN if every usable path or the connection window
  * is full, -ENETUNREACH if no path is usable. */
 int xr_cc_pick_path(struct xr_cc *cc, uint64_t now_ns);
+/* A second path for a redundant copy of a packet sent on path `not`: the
+ * in-service path (good before congested) with the least in flight,
+ * windows aside (the copies are bounded by their caller: a few packets of
+ * latency-bound traffic).  -ENETUNREACH if there is none. */
+int xr_cc_pick_other_path(const struct xr_cc *cc, int not);
 
 /* Earliest time >= now_ns at which pacing allows the next packet. */
 uint64_t xr_cc_next_send_ns(const struct xr_cc *cc, uint64_t now_ns);

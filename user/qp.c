@@ -83,7 +83,7 @@ int xroce_create_qp(struct xroce_pd *pd, const struct xroce_qp_init_attr *attr,
 	if (sq > XR_MAX_SQ)
 		return xr_fail(&dev->log, -EINVAL, "xroce_create_qp: max_send_wr "
 			       "must be at most %u", XR_MAX_SQ);
-	if (attr->flags & ~(unsigned int)XROCE_QP_NOTIFY_WRITES)
+	if (attr->flags & ~(unsigned int)(XROCE_QP_NOTIFY_WRITES | XROCE_QP_NO_REDUNDANT))
 		return xr_fail(&dev->log, -EINVAL, "xroce_create_qp: unknown flags");
 	if (attr->max_inflight && (attr->max_inflight < 2 ||
 				   attr->max_inflight > XR_CSN_SEND_WIN))

@@ -512,7 +512,7 @@ static int emit(struct xroce_device *dev, struct xr_plane *pl,
 }
 
 static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
-		       struct xr_pk *pk, uint64_t now)
+		       struct xr_pk *pk, uint64_t now, bool dup)
 {
 	struct xroce_device *dev = qp->dev;
 	struct xr_qpath *p = &qp->path[pi];
@@ -554,7 +554,9 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 		h.flags |= XR_DF_AR;
 	if (pk->off + pk->len == w->len)
 		h.flags |= XR_DF_LAST;
-	if (pk->ntx)
+	if (dup)
+		h.flags |= XR_DF_DUP;
+	else if (pk->ntx)
 		h.flags |= XR_DF_RETX;
 	h.opcode = w->opcode;
 	h.path = (uint8_t)pi;
@@ -580,7 +582,9 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 	}
 	qp->timer_due = 0; /* a new PSN in flight: deadlines move */
 	xr_cc_on_send(&qp->cc, pi, now);
-	if (pk->ntx) {
+	if (dup) {
+		qp->st.dup_pkts++;
+	} else if (pk->ntx) {
 		p->retx_pkts++;
 		qp->st.retx_pkts++;
 		qp->st.retx_bytes += pk->len;
@@ -624,6 +628,45 @@ uint64_t xr_qp_tx_ready(struct xroce_qp *qp, uint64_t now)
 	return 0;
 }
 
+/* Redundant copies of small messages (XROCE_QP_NO_REDUNDANT turns them
+ * off): a message of up to XR_REDUNDANT_BYTES whose connection has at most
+ * XR_REDUNDANT_INFLIGHT packets in flight is latency-bound, and a loss
+ * would cost it a retransmission timeout (a lone packet leaves no gap to
+ * see).  Sending each of its packets on a second path as well makes a
+ * single loss free, for twice the packets of such messages only.  The
+ * receiver places a CSN once (the copy is acknowledged as a duplicate).
+ * Opcodes whose refusal has side effects at the sender (SEND and its RNR
+ * retries) are not copied. */
+#define XR_REDUNDANT_BYTES 4096u
+#define XR_REDUNDANT_INFLIGHT 16u
+
+static bool redundant_ok(const struct xroce_qp *qp, const struct xr_pk *pk)
+{
+	const struct xr_swr *w = &qp->sq[pk->wr & (qp->sq_size - 1)];
+
+	if ((qp->flags & XROCE_QP_NO_REDUNDANT) || qp->npaths < 2 ||
+	    w->len > XR_REDUNDANT_BYTES ||
+	    qp->csn_next - qp->csn_una > XR_REDUNDANT_INFLIGHT)
+		return false;
+	return w->opcode == XR_OP_WRITE || w->opcode == XR_OP_WRITE_IMM ||
+	       w->opcode == XR_OP_READ_REQ || w->opcode == XR_OP_READ_RESP;
+}
+
+/* The copy, on another path with room (none: no copy). */
+static void send_copy(struct xroce_qp *qp, int first, uint32_t csn,
+		      struct xr_pk *pk, uint64_t now)
+{
+	struct xr_plane *pl;
+	int pi = xr_cc_pick_other_path(&qp->cc, first);
+
+	if (pi < 0)
+		return;
+	pl = &qp->dev->plane[qp->path[pi].plane];
+	if (xr_plane_tx_room(pl) < slots_per_pkt(qp, pl))
+		return;
+	send_packet(qp, pi, csn, pk, now, true);
+}
+
 int xr_qp_transmit(struct xroce_qp *qp)
 {
 	uint64_t now = qp->dev->now_ns;
@@ -658,12 +701,14 @@ int xr_qp_transmit(struct xroce_qp *qp)
 				break;
 		}
 		pk = take_csn(qp, csn, retx);
-		if (send_packet(qp, pi, csn, pk, now)) {
+		if (send_packet(qp, pi, csn, pk, now, false)) {
 			/* No frame or slot after all: resend it later. */
 			xr_qp_queue_retx(qp, csn);
 			break;
 		}
 		n++;
+		if (!retx && redundant_ok(qp, pk))
+			send_copy(qp, pi, csn, pk, now);
 	}
 	return n;
 }

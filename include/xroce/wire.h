@@ -53,6 +53,8 @@ enum xr_opcode {
 #define XR_DF_AR 0x01    /* ack requested: the receiver answers this packet */
 #define XR_DF_RETX 0x02  /* this is a retransmission (informational) */
 #define XR_DF_LAST 0x04  /* highest-offset packet of its message */
+#define XR_DF_DUP 0x08   /* a redundant copy, on a second path, of a small
+                          * message's packet (informational) */
 
 /* Flags of ACK / NAK packets. */
 #define XR_AF_ECE 0x01   /* the packet that triggered this ACK was CE marked */

@@ -193,6 +193,12 @@ int xroce_wait_cq(struct xroce_cq *cq, int n, struct xroce_wc *wc,
 /* ---- queue pair (connection) ---------------------------------------- */
 enum xroce_qp_flags {
 	XROCE_QP_NOTIFY_WRITES = 1, /* see XROCE_WC_RECV_RDMA_WRITE */
+	/* Small messages (up to 4 KiB of WRITE, WRITE_WITH_IMM or READ) on a
+	 * connection with little in flight are sent on two paths at once, so a
+	 * single loss costs no retransmission time (latency-bound traffic: at
+	 * 1% loss its tail stays that of a loss-free fabric).  This flag turns
+	 * that off; bandwidth-bound traffic is never duplicated. */
+	XROCE_QP_NO_REDUNDANT = 2,
 };
 
 struct xroce_qp_init_attr {
@@ -347,6 +353,7 @@ struct xroce_qp_stats {
 	uint32_t npaths;
 	uint32_t rate_hint_mbps;        /* latest receiver hint, 0 = none */
 	uint64_t mem_bytes;             /* host memory this QP holds */
+	uint64_t dup_pkts;              /* redundant copies sent (not retransmissions) */
 };
 
 int xroce_qp_stats(const struct xroce_qp *qp, struct xroce_qp_stats *st);

@@ -304,11 +304,11 @@ done
 mergecap -w "$TMP/cap.pcapng" "$TMP/a0.pcapng" "$TMP/b0.pcapng" || xr_die "mergecap failed"
 pass "captured: a0 $(grep -o '[0-9]* packets captured' "$TMP/capture-a0.err"), b0 $(grep -o '[0-9]* packets captured' "$TMP/capture-b0.err"); $(python3 -c '
 import json, sys; s = json.load(open(sys.argv[1]))
-print("sender: %d packets, %d retransmitted, verified %s" % (s["tx_pkts"], s["retx_pkts"], s["verified"]))' "$TMP/send.json")"
+print("sender: %d packets, %d retransmitted, %d redundant copies, verified %s" % (s["tx_pkts"], s["retx_pkts"], s.get("dup_pkts", 0), s["verified"]))' "$TMP/send.json")"
 
 FIELDS=(frame.number frame.interface_name ip.src ip.dst udp.srcport udp.dstport udp.length
 	udp.checksum.status xroce.version xroce.type xroce.path xroce.dst_conn xroce.token
-	xroce.data.flags.retx xroce.data.opcode xroce.data.psn xroce.data.psn_base xroce.data.csn
+	xroce.data.flags.retx xroce.data.flags.dup xroce.data.opcode xroce.data.psn xroce.data.psn_base xroce.data.csn
 	xroce.data.ts xroce.data.raddr xroce.data.msg_id xroce.data.msg_len xroce.data.msg_off
 	xroce.data.payload_len xroce.ack.cack xroce.ack.ack_psn xroce.ack.ts_echo xroce.ack.sack
 	xroce.ack.sack.psn xroce.ack.sack.count xroce.ctrl.op xroce.ctrl.src_conn
@@ -347,6 +347,7 @@ def done():
 def num(r, k): return int(r[k], 0)
 def after(a, b): return (a - b) % W  # serial distance a - b
 def retx(r): return r['xroce.data.flags.retx'] in ('1', 'True')
+def dup(r): return r['xroce.data.flags.dup'] in ('1', 'True')
 fn = lambda r: r['frame.number']
 
 # Capture order per interface (pcapng keeps each interface's order).
@@ -380,6 +381,8 @@ for name, src, dst, mine, peer, tx, rx in dirs:
         check(len(dtx) == snd['tx_pkts'], 'sender DATA on a0 %d != its tx_pkts %d' % (len(dtx), snd['tx_pkts']))
         n = sum(map(retx, dtx))
         check(n == snd['retx_pkts'], 'RETX on a0 %d != sender retx_pkts %d' % (n, snd['retx_pkts']))
+        n = sum(map(dup, dtx))
+        check(n == snd.get('dup_pkts', 0), 'DUP on a0 %d != sender dup_pkts %d' % (n, snd.get('dup_pkts', 0)))
     else:
         check(len(dtx) == len(drx), 'receiver DATA lost on a loss-free direction')
 
@@ -395,21 +398,27 @@ for name, src, dst, mine, peer, tx, rx in dirs:
         last[p], base[p] = psn, pb
 
     # CSNs: first transmissions unique and consecutive from init_csn; a
-    # retransmission repeats the CSN of one with the same content.
-    first = {}
+    # retransmission or a redundant copy (DUP, small messages) repeats the
+    # CSN of one with the same content, a copy on another path.
+    first, path_of = {}, {}
     content = lambda r: tuple(r[k] for k in ('xroce.data.msg_id', 'xroce.data.msg_off',
                                              'xroce.data.payload_len', 'xroce.data.raddr'))
     for r in dtx:
-        if not retx(r):
+        if not retx(r) and not dup(r):
             c = num(r, 'xroce.data.csn')
-            check(c not in first, '%s: csn %d sent twice without RETX' % (name, c))
+            check(c not in first, '%s: csn %d sent twice without RETX or DUP' % (name, c))
             first[c] = content(r)
+            path_of[c] = r['xroce.path']
     check(set(first) == {(init_csn + i) % W for i in range(len(first))},
           '%s: first-transmission CSNs are not init_csn..+%d' % (name, len(first)))
     for r in dtx:
-        if retx(r):
-            check(first.get(num(r, 'xroce.data.csn')) == content(r),
-                  '%s: frame %s retransmits csn %s with other content' % (name, fn(r), r['xroce.data.csn']))
+        if retx(r) or dup(r):
+            c = num(r, 'xroce.data.csn')
+            check(first.get(c) == content(r),
+                  '%s: frame %s resends csn %s with other content' % (name, fn(r), r['xroce.data.csn']))
+        if dup(r):
+            check(path_of.get(num(r, 'xroce.data.csn')) != r['xroce.path'],
+                  '%s: frame %s: a redundant copy on its original\'s path' % (name, fn(r)))
 
     # Connection ids, tokens, addressing.
     for r in dtx + drx:

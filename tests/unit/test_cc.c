@@ -755,6 +755,36 @@ static void test_pick_path(void **state)
 	assert_int_equal(xr_cc_pick_path(&H.cc, H.now), -ENETUNREACH);
 }
 
+/* The second path of a redundant copy: never the first one, in service
+ * only, good before congested, then the least in flight; windows do not
+ * matter (a full window still takes the copy). */
+static void test_pick_other_path(void **state)
+{
+	int k;
+
+	(void)state;
+	h_init(4, NULL);
+	H.cc.path[1].state = XR_CC_SUSPECT;
+	H.cc.path[2].state = XR_CC_CONGESTED;
+	for (k = 0; k < 3; k++)
+		xr_cc_on_send(&H.cc, 3, H.now);
+	/* 0 and 3 are good: 3 has more in flight, so 0 ... */
+	assert_int_equal(xr_cc_pick_other_path(&H.cc, 1), 0);
+	/* ... unless 0 is the first path: then 3, good beats congested, even
+	 * with its window full. */
+	H.cc.path[3].ctl.cwnd = 3;
+	assert_int_equal(xr_cc_pick_other_path(&H.cc, 0), 3);
+	/* Only the congested one left besides the first. */
+	H.cc.path[3].state = XR_CC_DOWN;
+	assert_int_equal(xr_cc_pick_other_path(&H.cc, 0), 2);
+	/* A suspect path never carries a copy. */
+	H.cc.path[2].state = XR_CC_DOWN;
+	assert_int_equal(xr_cc_pick_other_path(&H.cc, 0), -ENETUNREACH);
+	/* One path: no other. */
+	h_init(1, NULL);
+	assert_int_equal(xr_cc_pick_other_path(&H.cc, 0), -ENETUNREACH);
+}
+
 /* Receiver counters: marks counted from ce/rx deltas; nonsense resyncs
  * without a mark; stale ACKs do not carry the hint. */
 static void test_counters_and_stale(void **state)
@@ -827,6 +857,7 @@ int main(void)
 		cmocka_unit_test(test_probe_return),
 		cmocka_unit_test(test_late_ack_restores),
 		cmocka_unit_test(test_pick_path),
+		cmocka_unit_test(test_pick_other_path),
 		cmocka_unit_test(test_counters_and_stale),
 	};
 
