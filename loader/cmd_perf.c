@@ -65,6 +65,13 @@ struct pf_opts {
 	enum xroce_tx_engine engine;
 };
 
+/* The transmit engine of the first plane, for reports. */
+static const char *engine_name(const struct xroce_device *dev)
+{
+	return xroce_device_tx_engine(dev, 0) == XROCE_TX_TEST_RUN ? "test_run"
+								    : "af_xdp";
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -430,11 +437,13 @@ static int run_bw(const struct pf_opts *o, struct pf_env *e,
 		printf("{\"mode\":\"bw\",\"size\":%" PRIu64 ",\"conns\":%u,\"paths\":%u,"
 		       "\"depth\":%u,\"seconds\":%.3f,\"bytes\":%" PRIu64 ",\"gbps\":%.4f,"
 		       "\"mpps\":%.4f,\"pkts\":%" PRIu64 ",\"retx_pkts\":%" PRIu64 ","
-		       "\"cpu_s\":%.3f,\"cpu_s_per_gb\":%.3f}\n", size, e->nqp,
+		       "\"cpu_s\":%.3f,\"cpu_s_per_gb\":%.3f,\"tx_engine\":\"%s\"}\n",
+		       size, e->nqp,
 		       o->npaths ? o->npaths : XROCE_DEFAULT_PATHS, o->depth, t1 - t0,
 		       done_bytes, (double)done_bytes * 8 / (t1 - t0) / 1e9,
 		       (double)pkts / (t1 - t0) / 1e6, pkts, retx, c1 - c0,
-		       done_bytes ? (c1 - c0) / ((double)done_bytes / 1e9) : 0.0);
+		       done_bytes ? (c1 - c0) / ((double)done_bytes / 1e9) : 0.0,
+		       engine_name(e->dev));
 	} else {
 		if (first)
 			printf("%10s %6s %10s %10s %12s %10s %12s\n", "size", "conns",
@@ -514,9 +523,9 @@ static int run_lat(const struct pf_opts *o, struct pf_env *e,
 		if (o->json)
 			printf("{\"mode\":\"lat\",\"size\":%" PRIu64 ",\"iters\":%u,"
 			       "\"rtt_min_us\":%.2f,\"rtt_p50_us\":%.2f,\"rtt_p99_us\":%.2f,"
-			       "\"rtt_p999_us\":%.2f,\"rtt_max_us\":%.2f}\n", size, o->iters,
-			       rtt[0] / 1e3, p50 / 1e3, p99 / 1e3, p999 / 1e3,
-			       rtt[o->iters - 1] / 1e3);
+			       "\"rtt_p999_us\":%.2f,\"rtt_max_us\":%.2f,\"tx_engine\":\"%s\"}\n",
+			       size, o->iters, rtt[0] / 1e3, p50 / 1e3, p99 / 1e3, p999 / 1e3,
+			       rtt[o->iters - 1] / 1e3, engine_name(e->dev));
 		else {
 			if (first)
 				printf("%10s %8s %12s %12s %12s %12s   (round trip, us)\n",
@@ -618,7 +627,8 @@ static void usage(FILE *f)
 "      --interval-ms N bw: also print goodput every N ms (acknowledged bytes)\n"
 "      --no-redundant  no redundant copies of small messages (XROCE_QP_NO_REDUNDANT)\n"
 "      --tx-engine E   af_xdp or test_run (frames built by XDP, sent from a\n"
-"                      BPF test run; default: $XROCE_TX_ENGINE, else af_xdp)\n"
+"                      BPF test run; default: $XROCE_TX_ENGINE, else auto:\n"
+"                      af_xdp in zero-copy mode, else test_run if possible)\n"
 "  -j, --json          one JSON object per size\n"
 "  -v, --verbose       library debug messages\n"
 "  -h, --help          this help\n", PF_MAX_CONNS);

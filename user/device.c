@@ -167,6 +167,25 @@ static int plane_start(struct xroce_device *dev, int i, enum xroce_tx_engine eng
 	if (rc)
 		return xr_fail(&dev->log, rc, "%s: cannot open an AF_XDP socket: %s",
 			       pl->ifname, strerror(-rc));
+	/* The default: copy-mode AF_XDP is the slower engine (each frame
+	 * becomes an skb, copied again at the peer), so where zero copy is
+	 * refused and frames fit, frames built by XDP go instead. */
+	if (eng == XROCE_TX_DEFAULT && !xr_xsk_zerocopy(pl->xsk) &&
+	    (uint32_t)pl->mtu + 14 <= XR_TXR_MAX_FRAME) {
+		char why[160];
+
+		if (!xr_txrun_open(&pl->txr, dev->maps.txq, dev->domain_id,
+				   (uint32_t)i, pl->ifindex, dev->maps.prog_id,
+				   xr_random64(), why, sizeof(why))) {
+			xr_xsk_destroy(pl->xsk);
+			pl->xsk = NULL;
+			xr_log(&dev->log, XROCE_LOG_DEBUG, "%s: AF_XDP would be copy "
+			       "mode: test-run transmit engine", pl->ifname);
+			return 0;
+		}
+		xr_log(&dev->log, XROCE_LOG_DEBUG, "%s: no test-run engine (%s)",
+		       pl->ifname, why);
+	}
 	xr_log(&dev->log, XROCE_LOG_DEBUG, "%s: AF_XDP %s mode%s", pl->ifname,
 	       xr_xsk_zerocopy(pl->xsk) ? "zero-copy" : "copy",
 	       xr_xsk_sg(pl->xsk) ? ", multi-buffer" : "");
@@ -272,9 +291,11 @@ int xroce_open_device(const struct xroce_device_attr *attr,
 		if (eng == XROCE_TX_DEFAULT && env && *env) {
 			if (!strcmp(env, "test_run")) {
 				eng = XROCE_TX_TEST_RUN;
-			} else if (strcmp(env, "af_xdp") != 0) {
+			} else if (!strcmp(env, "af_xdp")) {
+				eng = XROCE_TX_AF_XDP;
+			} else if (strcmp(env, "auto") != 0) {
 				rc = xr_fail(&dev->log, -EINVAL, "XROCE_TX_ENGINE=%s: "
-					     "expected af_xdp or test_run", env);
+					     "expected auto, af_xdp or test_run", env);
 				goto fail;
 			}
 		}
@@ -364,6 +385,14 @@ int xroce_close_device(struct xroce_device *dev)
 	free(dev->conn_tab);
 	free(dev);
 	return 0;
+}
+
+enum xroce_tx_engine xroce_device_tx_engine(const struct xroce_device *dev,
+					    int plane)
+{
+	if (!dev || plane < 0 || plane >= dev->nplanes)
+		return XROCE_TX_DEFAULT;
+	return dev->plane[plane].txr ? XROCE_TX_TEST_RUN : XROCE_TX_AF_XDP;
 }
 
 int xroce_device_fd(const struct xroce_device *dev)

@@ -63,10 +63,13 @@ typedef void (*xroce_log_fn)(void *arg, enum xroce_log_level level,
 			     const char *fmt, va_list ap);
 
 /* ---- device --------------------------------------------------------- */
-/* How a device puts packets on the wire. */
+/* How a device puts packets on the wire, per plane. */
 enum xroce_tx_engine {
-	/* AF_XDP, unless the environment variable XROCE_TX_ENGINE says
-	 * "test_run" (or "af_xdp"). */
+	/* The faster one the plane allows: AF_XDP where the driver takes it in
+	 * zero-copy mode; otherwise frames built by XDP (XROCE_TX_TEST_RUN) if
+	 * the program is attached natively and the MTU fits; otherwise
+	 * copy-mode AF_XDP.  The environment variable XROCE_TX_ENGINE (auto,
+	 * af_xdp, test_run) overrides it. */
 	XROCE_TX_DEFAULT = 0,
 	/* An AF_XDP socket per plane (zero copy where the driver has it). */
 	XROCE_TX_AF_XDP = 1,
@@ -107,6 +110,9 @@ int xroce_progress(struct xroce_device *dev);
 /* A file descriptor that becomes readable when events arrive, for callers
  * that multiplex many devices with poll/epoll (then call xroce_progress). */
 int xroce_device_fd(const struct xroce_device *dev);
+/* The transmit engine plane uses (XROCE_TX_AF_XDP or XROCE_TX_TEST_RUN). */
+enum xroce_tx_engine xroce_device_tx_engine(const struct xroce_device *dev,
+					    int plane);
 uint16_t xroce_device_ctrl_port(const struct xroce_device *dev);
 
 /* ---- memory --------------------------------------------------------- */

@@ -17,8 +17,15 @@
 # running on the host counts too: "bg" (JSON bg_cpu_frac) is the share of
 # all CPUs busy during 1 s before the sweep, with no traffic.
 #
+# --repeat R runs the whole sweep R times, interleaved (0, 1%, ..., 0, 1%,
+# ...), and reports the median of each point (JSON: also every run), so a
+# slow or fast moment of a noisy 2-core host does not decide the fractions.
+# xroce's transmit engine (perf's tx_engine: auto unless XROCE_TX_ENGINE
+# says) is reported with it.
+#
 # Usage: tests/bench/loss_sweep.sh [--losses "0 0.01 0.1"] [--secs S]
 #                                  [--size BYTES] [--mtu M] [--gso] [--json F]
+#                                  [--repeat R]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=tests/lib/netns.sh
@@ -31,8 +38,10 @@ SIZE=65536
 MTU=1500
 GSO=0
 JSON=
+REPEAT=1
 while [ $# -gt 0 ]; do
 	case $1 in
+	--repeat) REPEAT=$2; shift 2 ;;
 	--losses) LOSSES=$2; shift 2 ;;
 	--secs) SECS=$2; shift 2 ;;
 	--size) SIZE=$2; shift 2 ;;
@@ -97,8 +106,8 @@ xroce_run() {
 	wait "$spid" || true
 	[ -s "$TMP/x.json" ] || xr_log "xroce perf client failed at loss $loss: $(tail -3 "$TMP/perf.err")"
 	# gbps retx pkts bytes cpu_ticks mpps client_cpu_s_per_gb
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["gbps"], d["retx_pkts"], d["pkts"], d["bytes"], sys.argv[2], d.get("mpps", 0), d.get("cpu_s_per_gb", 0))' \
-		"$TMP/x.json" $((c1 - c0)) 2>/dev/null || echo "0 0 0 0 0 0 0"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["gbps"], d["retx_pkts"], d["pkts"], d["bytes"], sys.argv[2], d.get("mpps", 0), d.get("cpu_s_per_gb", 0), d.get("tx_engine", "?"))' \
+		"$TMP/x.json" $((c1 - c0)) 2>/dev/null || echo "0 0 0 0 0 0 0 ?"
 }
 
 tcp_run() {
@@ -127,16 +136,33 @@ BG=$(bg_frac)
 echo "CPU s/GB: machine-wide busy CPU time (all $(nproc) CPUs) per GB moved; other work on the host before the sweep: $(awk -v b="$BG" 'BEGIN { printf "%.1f", 100 * b }')% of all CPUs"
 printf '%-7s | %-10s %-8s %-9s %-8s | %-10s %-8s %-9s %-8s\n' loss "xroce Gb/s" "of 0%" retx "CPU s/GB" "TCP Gb/s" "of 0%" retx "CPU s/GB"
 : >"$TMP/rows"
-for loss in $LOSSES; do
-	set_loss "$loss"
-	read -r xg xr xp xb xc xm xpc < <(xroce_run)
-	read -r tg tr tb tc < <(tcp_run)
-	echo "$loss $xg $xr $xp $tg $tr $xb $xc $tb $tc $xm $xpc" >>"$TMP/rows"
+[[ $REPEAT =~ ^[1-9][0-9]?$ ]] || xr_die "--repeat must be 1..99"
+for rep in $(seq 1 "$REPEAT"); do
+	for loss in $LOSSES; do
+		set_loss "$loss"
+		read -r xg xr xp xb xc xm xpc xe < <(xroce_run)
+		read -r tg tr tb tc < <(tcp_run)
+		echo "$loss $xg $xr $xp $tg $tr $xb $xc $tb $tc $xm $xpc $xe $rep" >>"$TMP/rows"
+	done
 done
+[ "$REPEAT" -gt 1 ] && echo "(median of $REPEAT interleaved runs per point)"
 python3 - "$TMP/rows" "${JSON:-}" "$HZ" "$BG" "$SECS" "$MTU" "$GSO" <<'PY'
-import json, sys
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+import json, statistics, sys
+raw = [l.split() for l in open(sys.argv[1]) if l.strip()]
 hz, bg, secs, mtu, gso = float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]), sys.argv[7] == '1'
+# Each point: the run with the median xroce goodput and, separately, the
+# run with the median TCP goodput (the columns of a row can come from
+# different repetitions; every run is in the JSON).
+points = {}
+for r in raw:
+    points.setdefault(r[0], []).append(r)
+def median_run(rs, col):
+    s = sorted(rs, key=lambda r: float(r[col]))
+    return s[(len(s) - 1) // 2]
+rows = []
+for loss in dict.fromkeys(r[0] for r in raw):
+    rx, rt = median_run(points[loss], 1), median_run(points[loss], 4)
+    rows.append(rx[:4] + rt[4:6] + rx[6:8] + rt[8:10] + rx[10:13])
 base_x = next((float(r[1]) for r in rows if float(r[0]) == 0), None)
 base_t = next((float(r[4]) for r in rows if float(r[0]) == 0), None)
 def per_gb(ticks, nbytes):
@@ -145,7 +171,9 @@ out = []
 for r in rows:
     loss, xg, xr, xp, tg, tr = float(r[0]), float(r[1]), int(r[2]), int(r[3]), float(r[4]), int(r[5])
     xb, xc, tb, tc = int(r[6]), int(r[7]), int(r[8]), int(r[9])
-    xm, xpc = float(r[10]), float(r[11])
+    xm, xpc, xe = float(r[10]), float(r[11]), r[12]
+    runs = [dict(xroce_gbps=float(q[1]), tcp_gbps=float(q[4]), rep=int(q[13]))
+            for q in points[r[0]]]
     fx = xg / base_x if base_x else float('nan')
     ft = tg / base_t if base_t else float('nan')
     xcg, tcg = per_gb(xc, xb), per_gb(tc, tb)
@@ -153,7 +181,7 @@ for r in rows:
     out.append(dict(loss=loss, secs=secs, mtu=mtu, tcp_gso=gso, bg_cpu_frac=bg,
                     xroce_gbps=xg, xroce_frac=fx, xroce_retx=xr, xroce_pkts=xp,
                     xroce_mpps=xm, xroce_bytes=xb, xroce_cpu_s=xc / hz, xroce_cpu_s_per_gb=xcg,
-                    xroce_client_cpu_s_per_gb=xpc,
+                    xroce_client_cpu_s_per_gb=xpc, xroce_tx_engine=xe, runs=runs,
                     tcp_gbps=tg, tcp_frac=ft, tcp_retx=tr,
                     tcp_bytes=tb, tcp_cpu_s=tc / hz, tcp_cpu_s_per_gb=tcg))
 if sys.argv[2]:

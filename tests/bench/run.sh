@@ -19,8 +19,9 @@
 #             converge, per-sender rates over time (incast.sh)
 #   txengine  raw packet rate of the transmit engines (txengine.sh), beside
 #             xroce's loss-free goodput and packet rate on its two engines:
-#             af_xdp (the default) from part loss, test_run measured here
-#             (XROCE_TX_ENGINE=test_run loss_sweep.sh --losses 0)
+#             the default from part loss (test_run on veth, where AF_XDP
+#             is copy mode), af_xdp measured here (XROCE_TX_ENGINE=af_xdp
+#             loss_sweep.sh --losses 0)
 #   cpu       CPU-seconds per GB moved, xroce beside TCP, machine-wide (from
 #             /proc/stat, all CPUs), from the loss-free runs of part loss:
 #             `--only cpu` runs part loss too
@@ -31,7 +32,7 @@
 #
 # Output files (DIR): loss-1500.json loss-9000.json latency.json
 # failover.json failover.csv incast.json incast-rates.csv txengine.json
-# txengine-xroce-test_run.json cpu.json, PART.log (everything the sub-scripts printed), the plots
+# txengine-xroce-other.json cpu.json, PART.log (everything the sub-scripts printed), the plots
 # goodput-vs-loss.png latency.png failover.png incast-rates.png, and
 # results.md, which describes this run only (the parts --only chose).
 #
@@ -131,14 +132,14 @@ EOF
 # ---- configuration --------------------------------------------------------
 LOSSES="0 0.001 0.01 0.05 0.1"
 if [ "$QUICK" = 1 ]; then
-	LOSS_SECS=1
+	LOSS_SECS=1 LOSS_REP=1
 	LAT_ARGS=(--iters 2000)
 	FAIL_ARGS=(--secs 2 --fail-at 1)
 	INCAST_ARGS=(--secs 2)
 	TX_ARGS=(--secs 0.5 --rounds 1 --sizes "64,1408")
 	INCAST_SECS=2 INCAST_REP=1 TX_ROWS_S=6
 else
-	LOSS_SECS=10
+	LOSS_SECS=4 LOSS_REP=3
 	LAT_ARGS=(--iters 100000)
 	FAIL_ARGS=()
 	INCAST_ARGS=(--repeat 3)
@@ -146,6 +147,8 @@ else
 	INCAST_SECS=3 INCAST_REP=3 TX_ROWS_S=72 # 12 rows x 3 rounds x 2 s
 fi
 NLOSS=$(wc -w <<<"$LOSSES")
+# The engine part txengine measures xroce on besides the default one.
+OTHER_ENGINE=af_xdp
 
 echo "== xroce benchmarks: $CMDLINE"
 echo "   commit $COMMIT, $RUN_DATE, kernel $(uname -r), $(nproc) CPUs ($CPU_MODEL)"
@@ -191,11 +194,11 @@ report() { python3 "$REPORT" "$@" --meta "$TMP/meta.json" --out "$OUT" --tmp "$T
 part_loss() {
 	local rc=0 mtu args
 	for mtu in 1500 9000; do
-		args=(--losses "$LOSSES" --secs "$LOSS_SECS" --mtu "$mtu")
+		args=(--losses "$LOSSES" --secs "$LOSS_SECS" --repeat "$LOSS_REP" --mtu "$mtu")
 		[ "$mtu" = 1500 ] || args+=(--gso)
 		rm -f "$OUT/loss-$mtu.json"
 		stamp loss "bash tests/bench/loss_sweep.sh ${args[*]} --json loss-$mtu.json"
-		run_cmd "$OUT/loss.log" $((NLOSS * 2 * (LOSS_SECS + 15) + 60)) \
+		run_cmd "$OUT/loss.log" $((LOSS_REP * NLOSS * 2 * (LOSS_SECS + 15) + 60)) \
 			bash tests/bench/loss_sweep.sh "${args[@]}" --json "$OUT/loss-$mtu.json" || rc=1
 	done
 	report loss || rc=1
@@ -238,15 +241,17 @@ part_incast() {
 
 part_txengine() {
 	local rc=0
-	rm -f "$OUT/txengine.json" "$OUT/txengine-xroce-test_run.json"
+	rm -f "$OUT/txengine.json" "$OUT/txengine-xroce-other.json"
 	stamp txengine "bash tests/bench/txengine.sh ${TX_ARGS[*]}"
 	run_cmd "$OUT/txengine.log" $((TX_ROWS_S * 2 + 180)) bash tests/bench/txengine.sh "${TX_ARGS[@]}" || rc=1
-	# xroce on its other engine (part loss measured the default, af_xdp);
-	# loss_sweep.sh measures TCP beside it, which this part does not show
-	stamp txengine "XROCE_TX_ENGINE=test_run bash tests/bench/loss_sweep.sh --losses 0 --secs $LOSS_SECS --json txengine-xroce-test_run.json"
-	run_cmd "$OUT/txengine.log" $((2 * LOSS_SECS + 90)) env XROCE_TX_ENGINE=test_run \
-		bash tests/bench/loss_sweep.sh --losses 0 --secs "$LOSS_SECS" \
-		--json "$OUT/txengine-xroce-test_run.json" || rc=1
+	# xroce on its other engine (part loss measured the default, which
+	# on veth is test_run: AF_XDP would be copy mode); loss_sweep.sh
+	# measures TCP beside it, which this part does not show
+	stamp txengine "XROCE_TX_ENGINE=$OTHER_ENGINE bash tests/bench/loss_sweep.sh --losses 0 --secs $LOSS_SECS --repeat $LOSS_REP --json txengine-xroce-other.json"
+	run_cmd "$OUT/txengine.log" $((2 * LOSS_REP * (LOSS_SECS + 15) + 90)) \
+		env XROCE_TX_ENGINE="$OTHER_ENGINE" \
+		bash tests/bench/loss_sweep.sh --losses 0 --secs "$LOSS_SECS" --repeat "$LOSS_REP" \
+		--json "$OUT/txengine-xroce-other.json" || rc=1
 	report txengine --log "$OUT/txengine.log" --with-loss "$LOSS_RAN" || rc=1
 	return "$rc"
 }
@@ -353,7 +358,11 @@ def part_loss():
         if not d:
             continue
         series[mtu] = d
-        md.append('**MTU %d, TCP %s**' % (mtu, tcp))
+        engines = sorted({r.get('xroce_tx_engine', '?') for r in d})
+        nrep = max(len(r.get('runs', [])) for r in d) or 1
+        md.append('**MTU %d, TCP %s** (xroce transmit engine: %s; %s)' % (
+            mtu, tcp, ', '.join(engines),
+            'median of %d interleaved runs per point' % nrep if nrep > 1 else 'one run per point'))
         md.append('')
         table(['loss', 'xroce Gb/s', 'xroce of 0%', 'xroce retx pkts', 'TCP Gb/s', 'TCP of 0%',
                'TCP retx', '1 − p'],
@@ -697,14 +706,20 @@ def part_txengine():
     for r in rows:
         r['desc'] = desc.get(r['variant'], '')
         r['payload_gbps'] = r['mpps'] * r['payload'] * 8 / 1e3
-    xr = None
+    # xroce's loss-free goodput on each engine: the default one from part
+    # loss, the other measured by this part; keyed by the engine each run
+    # reports (perf's tx_engine).
+    by_engine = {}
+    srcs = [load('txengine-xroce-other.json')]
     if a.with_loss == '1':
-        d = load('loss-1500.json')
-        xr = next((r for r in d or [] if r['loss'] == 0 and r['xroce_gbps'] > 0), None)
-    d = load('txengine-xroce-test_run.json')
-    xt = next((r for r in d or [] if r['loss'] == 0 and r['xroce_gbps'] > 0), None)
-    if d is not None and not xt:
-        errors.append('xroce on the test_run engine: no goodput')
+        srcs.insert(0, load('loss-1500.json'))
+    for d in srcs:
+        x = next((r for r in d or [] if r['loss'] == 0 and r['xroce_gbps'] > 0), None)
+        if x:
+            by_engine.setdefault(x.get('xroce_tx_engine', '?'), x)
+    if not by_engine:
+        errors.append('xroce: no loss-free goodput on either engine')
+    xr, xt = by_engine.get('af_xdp'), by_engine.get('test_run')
     json.dump(dict(rounds=int(rounds.group(1)) if rounds else None, engines=rows,
                    xroce_af_xdp_loss_free_1500=xr, xroce_test_run_loss_free_1500=xt),
               open(os.path.join(OUT, 'txengine.json'), 'w'), indent=1)
@@ -713,10 +728,10 @@ def part_txengine():
               '"payload Gb/s" the payload alone (Mpps × payload). CPU: sender thread + ksoftirqd per '
               'delivered frame. "xroce of it": xroce\'s loss-free goodput (part loss, MTU 1500, one '
               'connection, 1408 B segments: the same frames as the 1408 B rows) as a fraction of this '
-              'engine\'s payload rate, on each of xroce\'s two engines: af_xdp (the default, '
-              'variant a2\'s way) and test_run (`XROCE_TX_ENGINE=test_run`: XDP builds the frames '
-              'from descriptors, variant c\'s way). Target: xroce reaches ≥ 85% of the raw rate of '
-              'the engine it uses.')
+              'engine\'s payload rate, on each of xroce\'s two engines: af_xdp '
+              '(`XROCE_TX_ENGINE=af_xdp`, variant a2\'s way) and test_run (XDP builds the frames '
+              'from descriptors, variant c\'s way; the default here, where AF_XDP would be copy '
+              'mode). Target: xroce reaches ≥ 85% of the raw rate of the engine it uses.')
     md.append('')
     out = []
     for r in rows:
@@ -728,14 +743,15 @@ def part_txengine():
                     r['batch'] or '–', '%.2f [%.2f..%.2f]' % (r['mpps'], r['mpps_min'], r['mpps_max']),
                     '%.1f' % r['gbps'], '%.2f' % r['payload_gbps'], '%.0f' % r['cpu_ns_pkt'],
                     '%.2f' % r['mpps_per_core'], '%.1f' % r['loss_pct'], fa, ft])
-    for x, name in ((xr, 'af_xdp engine (part loss)'), (xt, 'test_run engine')):
+    for x, name in ((xr, 'af_xdp engine'), (xt, 'test_run engine')):
         if x:
             out.append(['**xroce**, %s: one connection, 8 paths, MTU 1500, loss-free' % name, 1408, 1514, '–',
                         '%.3f (data pkts)' % x.get('xroce_mpps', float('nan')), '–',
                         '%.2f (goodput)' % x['xroce_gbps'], '–', '–', '–', '', ''])
-    if not xr:
-        md.append('(xroce on af_xdp: part loss did not run in this run, or measured nothing.)')
-        md.append('')
+    for x, name in ((xr, 'af_xdp'), (xt, 'test_run')):
+        if not x:
+            md.append('(xroce on %s: not measured in this run.)' % name)
+            md.append('')
     table(['engine', 'payload B', 'frame B', 'batch', 'Mpps', 'Gb/s', 'payload Gb/s', 'CPU ns/pkt',
            'Mpps/core', 'loss%', 'xroce af_xdp of it', 'xroce test_run of it'], out,
           ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'])
@@ -797,7 +813,7 @@ def assemble():
                  ' **Quick (smoke) run: short measurements, rough figures.**' if m['quick'] else ''), '',
              'Raw data beside this file: `loss-1500.json`, `loss-9000.json`, `latency.json`, '
              '`failover.json`, `failover.csv`, `incast.json`, `incast-rates.csv`, `txengine.json`, '
-             '`txengine-xroce-test_run.json`, '
+             '`txengine-xroce-other.json`, '
              '`cpu.json`, and each part\'s output in `PART.log`.', '']
     lines += ['| part | result |', '|:---|:---|']
     for p in m['parts'].split():
