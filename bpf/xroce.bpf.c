@@ -638,7 +638,7 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	void *end = (void *)(long)ctx->data_end;
 	struct xr_data_hdr *d = (void *)(h->udp + 1);
 	__u32 udp_len, plen, conn_id, why = 0, psn, base, csn, msg_id, msg_len;
-	__u32 msg_off, rkey, imm, peer_conn;
+	__u32 msg_off, rkey, peer_conn;
 	__u64 raddr, pos = 0, now, tx_token;
 	struct xr_ack_info *ai;
 	struct xr_scratch *sc;
@@ -648,7 +648,7 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	void *evq, *mem = NULL;
 	int pv, cv = XR_RXW_OLD, v6 = h->v6, done = 0, gap, ce, new_active, dup_peek;
 	__u8 path, flags, opcode, nak = 0, aflags;
-	__u16 stream, ssn;
+	__u16 stream;
 	struct xr_read_req *rr;
 	__u32 zero = 0;
 	struct xr_evt *e;
@@ -690,9 +690,7 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	msg_id = bpf_ntohl(d->msg_id);
 	msg_len = bpf_ntohl(d->msg_len);
 	msg_off = bpf_ntohl(d->msg_off);
-	imm = bpf_ntohl(d->imm);
 	stream = bpf_ntohs(d->stream);
-	ssn = bpf_ntohs(d->ssn);
 	peer_conn = c->peer_conn;
 	tx_token = c->tx_token;
 
@@ -830,8 +828,11 @@ checked:
 		e->read.len = bpf_ntohl(rr->len);
 		e->read.read_id = bpf_ntohl(rr->read_id);
 		e->read.rkey = rkey;
-		e->read.stream = stream;
-		e->read.ssn = ssn;
+		/* stream, ssn, imm: read from the header again where used (the
+		 * frame is not resized before the reply): fewer values to keep
+		 * across the helper calls, a stack 6.1 accepts. */
+		e->read.stream = bpf_ntohs(d->stream);
+		e->read.ssn = bpf_ntohs(d->ssn);
 		if (bpf_ringbuf_output(evq, e, sizeof(*e), 0))
 			xr_count(XR_STAT_EVT_LOST);
 		xr_count(XR_STAT_MSG_DONE);
@@ -863,12 +864,12 @@ checked:
 			e->rx_ns = now;
 			e->recv.msg_id = msg_id;
 			e->recv.msg_len = msg_len;
-			e->recv.imm = imm;
-			e->recv.stream = stream;
+			e->recv.imm = bpf_ntohl(d->imm);
+			e->recv.stream = bpf_ntohs(d->stream);
 			e->recv.opcode = opcode;
 			e->recv.raddr_end = raddr + (msg_len - msg_off);
 			e->recv.rkey = rkey;
-			e->recv.ssn = ssn;
+			e->recv.ssn = bpf_ntohs(d->ssn);
 			if (bpf_ringbuf_output(evq, e, sizeof(*e), 0))
 				xr_count(XR_STAT_EVT_LOST);
 		}
