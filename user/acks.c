@@ -289,11 +289,15 @@ uint64_t xr_qp_timers(struct xroce_qp *qp)
 		struct xr_txpath *tp = &qp->path[i].tp;
 
 		dl = xr_txpath_next_deadline(tp);
+		if (dl < qp->dev->timer_hold_ns)
+			dl = qp->dev->timer_hold_ns; /* see xr_progress */
 		if (dl <= now && xr_txpath_on_timer(tp, now, res) > 0) {
 			xr_cc_on_timeout(&qp->cc, (int)i, res, now);
 			apply_result(qp, (int)i, res, true);
 		}
 		dl = xr_txpath_next_deadline(tp);
+		if (dl < qp->dev->timer_hold_ns)
+			dl = qp->dev->timer_hold_ns;
 		if (dl < next)
 			next = dl;
 	}

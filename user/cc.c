@@ -914,6 +914,16 @@ uint64_t xr_cc_next_send_ns(const struct xr_cc *cc, uint64_t now)
 	return now + (uint64_t)ceil((1 - t) / rate);
 }
 
+uint32_t xr_cc_burst_room(const struct xr_cc *cc, uint64_t now)
+{
+	double t = tokens_at(cc, pace_rate(cc), now);
+	double w = xr_cc_conn_window(cc) - (double)cc->conn.inflight;
+
+	if (w < t)
+		t = w;
+	return t < 1 ? 0 : (uint32_t)t;
+}
+
 void xr_cc_on_send(struct xr_cc *cc, int path, uint64_t now)
 {
 	struct xr_cc_ctl *k;

@@ -190,6 +190,11 @@ int xr_cc_pick_other_path(const struct xr_cc *cc, int not);
 /* Earliest time >= now_ns at which pacing allows the next packet. */
 uint64_t xr_cc_next_send_ns(const struct xr_cc *cc, uint64_t now_ns);
 
+/* Packets that may still go back to back at now_ns: the pacing tokens
+ * (rounded down) and the connection window's free room, whichever is less.
+ * The sender asks for an ACK on the last packets of such a burst. */
+uint32_t xr_cc_burst_room(const struct xr_cc *cc, uint64_t now_ns);
+
 /* Pacing rate in bytes per second (0 = not paced yet: no RTT, no hint). */
 uint64_t xr_cc_pacing_rate(const struct xr_cc *cc);
 

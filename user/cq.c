@@ -132,5 +132,8 @@ int xroce_wait_cq(struct xroce_cq *cq, int n, struct xroce_wc *wc,
 		    errno != EINTR)
 			return xr_fail(&cq->dev->log, -errno, "epoll_pwait2: %s",
 				       strerror(errno));
+		/* Asleep here, we were watching: wake-ups are due to events
+		 * or to our own deadlines, not an absence. */
+		cq->dev->seen_ns = xr_now_ns();
 	}
 }

@@ -129,6 +129,13 @@ struct xroce_device {
 	bool have_answer;
 	uint8_t answer[sizeof(struct xr_ctrl_msg)];
 	uint64_t now_ns;                   /* clock of the current progress run */
+	/* The library "watches" the network while it runs a progress round
+	 * or sleeps in xroce_wait_cq.  seen_ns is the last instant it did;
+	 * after an absence (the application computing for longer than
+	 * XR_ABSENT_NS) retransmission timers may not expire before
+	 * timer_hold_ns: see xr_progress. */
+	uint64_t seen_ns;
+	uint64_t timer_hold_ns;
 	uint64_t ctrl_next_ns;             /* next look at the control socket */
 	uint64_t telem_next_ns;            /* next telemetry update */
 	/* Scratch for ACK processing (large, so not on the stack). */

@@ -12,6 +12,16 @@
 
 #define XR_CTRL_POLL_NS 2000000ull /* control socket check while busy */
 #define XR_TELEM_PERIOD_NS 10000000ull /* telemetry update (p99s cost) */
+/* An application that computes between calls (filling its next buffer,
+ * say) leaves the network unwatched.  A retransmission deadline that passed
+ * meanwhile proves nothing: on a busy host the ACKs may not have been
+ * processed yet either (the softirq that would deliver them is queued
+ * behind the application on the same CPU), and expiring then resends whole
+ * windows that arrived.  So after an absence longer than XR_ABSENT_NS the
+ * timers wait XR_ABSENT_GRACE_NS more, watched, before they may fire; the
+ * default RTO floor (1 ms) is what both are sized after. */
+#define XR_ABSENT_NS 1000000ull
+#define XR_ABSENT_GRACE_NS 1000000ull
 
 static int on_event(void *ctx, void *data, size_t len)
 {
@@ -70,6 +80,8 @@ uint64_t xr_progress(struct xroce_device *dev)
 	int i;
 
 	dev->now_ns = xr_now_ns();
+	if (dev->seen_ns && dev->now_ns - dev->seen_ns > XR_ABSENT_NS)
+		dev->timer_hold_ns = dev->now_ns + XR_ABSENT_GRACE_NS;
 	ring_buffer__consume(dev->rb);
 	for (i = 0; i < dev->nplanes; i++)
 		xr_plane_reap(&dev->plane[i]);
@@ -122,6 +134,7 @@ uint64_t xr_progress(struct xroce_device *dev)
 		if (xr_plane_kick(pl) == -EAGAIN)
 			busy = true;
 	}
+	dev->seen_ns = xr_now_ns();
 	if (busy || next <= dev->now_ns)
 		return 0;
 	/* Wake up for the control socket too (connection requests). */

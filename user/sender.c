@@ -547,10 +547,18 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 		return rc;
 	memset(&h, 0, sizeof(h));
 	h.ver_type = XR_VER_TYPE(XR_T_DATA);
-	/* Ask for an ACK on every other PSN of the path and whenever the
-	 * path has little in flight (helps the last packets of a burst). */
+	/* Ask for an ACK on every other PSN of the path, whenever the path
+	 * has little in flight, and on the last packets before a pause: the
+	 * end of a message (its tail is sprayed over every path) and the end
+	 * of a burst (pacing or the connection window stops the sender after
+	 * a few more packets).  A path whose last packet before a pause asked
+	 * for nothing would have it acknowledged only by the next packet on
+	 * that path, maybe after its retransmission timer fired: a spurious
+	 * timeout and a duplicate.  (The caller has not charged this packet
+	 * to the pacer yet: room counts it.) */
 	if ((psn & 1) || xr_txpath_inflight(&p->tp) <= 2 ||
-	    pk->off + pk->len == w->len)
+	    w->len - (pk->off + pk->len) < (uint64_t)qp->npaths * pk->len ||
+	    xr_cc_burst_room(&qp->cc, now) <= qp->npaths)
 		h.flags |= XR_DF_AR;
 	if (pk->off + pk->len == w->len)
 		h.flags |= XR_DF_LAST;

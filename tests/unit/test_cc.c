@@ -516,6 +516,36 @@ static void test_pacing(void **state)
 	assert_true((double)(t - start) >= 999 / rate_ppns * 0.999);
 }
 
+/* Burst room: what pacing and the connection window let go back to back,
+ * counting down to 0 exactly as the sender spends it (the sender asks for
+ * ACKs on a burst's last packets by it). */
+static void test_burst_room(void **state)
+{
+	uint32_t room, n;
+	uint64_t t;
+
+	(void)state;
+	h_init(2, NULL);
+	/* No RTT yet: unpaced, bounded by the connection window. */
+	room = xr_cc_burst_room(&H.cc, H.now);
+	assert_true(room >= 1);
+	assert_true(room <= (uint32_t)xr_cc_conn_window(&H.cc));
+	H.rtt[0] = H.rtt[1] = 100 * US;
+	H.hint = 1000;
+	h_rounds(3);
+	t = H.now + 10 * MS; /* bucket full, nothing in flight */
+	room = xr_cc_burst_room(&H.cc, t);
+	assert_true(room >= 1);
+	assert_true(room <= 32);
+	for (n = 0; xr_cc_next_send_ns(&H.cc, t) == t &&
+		    xr_cc_pick_path(&H.cc, t) >= 0; n++) {
+		assert_int_equal(xr_cc_burst_room(&H.cc, t), room - n);
+		xr_cc_on_send(&H.cc, xr_cc_pick_path(&H.cc, t), t);
+	}
+	assert_int_equal(n, room);
+	assert_int_equal(xr_cc_burst_room(&H.cc, t), 0);
+}
+
 /* Unmarked loss on one path is failure; marked loss on another is
  * congestion.  Each gets its own treatment. */
 static void test_failure_vs_congestion(void **state)
@@ -852,6 +882,7 @@ int main(void)
 		cmocka_unit_test(test_delay_signal),
 		cmocka_unit_test(test_rate_hint),
 		cmocka_unit_test(test_pacing),
+		cmocka_unit_test(test_burst_room),
 		cmocka_unit_test(test_failure_vs_congestion),
 		cmocka_unit_test(test_blackhole_down),
 		cmocka_unit_test(test_probe_return),
