@@ -619,21 +619,30 @@ int cmd_send(int argc, char **argv)
 		/* Start the next chunk when its half is free at both ends. */
 		if (off < total && (credits & (1u << (k % 2))) && !inflight[k % 2]) {
 			uint64_t len = total - off < half ? total - off : half, p;
+			bool filled = false;
 
 			src = x.buf + (k % 2) * half;
-			if (file) {
-				if (read(fd, src, len) != (ssize_t)len) {
-					rc = xr_err("send", -EIO, "reading %s", file);
-					goto done;
-				}
-			} else {
-				xr_pattern_fill(src, off, len, seed);
-			}
-			xr_hash_update(&hs, src, len);
+			/* Fill (or read) and post one WRITE's worth at a time:
+			 * the first WRITEs are on the wire while the rest is
+			 * produced, and every post lets the library run (ACKs,
+			 * retransmissions), as a real application's compute
+			 * loop should. */
 			for (p = 0; p < len;) {
 				uint32_t l = (uint32_t)(len - p < wrmax ? len - p : wrmax);
 				bool last = p + l == len;
 
+				if (!filled) {
+					if (file) {
+						if (read(fd, src + p, l) != (ssize_t)l) {
+							rc = xr_err("send", -EIO, "reading %s", file);
+							goto done;
+						}
+					} else {
+						xr_pattern_fill(src + p, off + p, l, seed);
+					}
+					xr_hash_update(&hs, src + p, l);
+					filled = true;
+				}
 				rc = post_write(&x, k % 2, src + p, l,
 						wel.addr + (k % 2) * half + p, wel.rkey,
 						last, XF_CHUNK | (k & 0x0fffffffu));
@@ -656,6 +665,7 @@ int cmd_send(int argc, char **argv)
 				}
 				inflight[k % 2]++;
 				p += l;
+				filled = false;
 			}
 			credits &= ~(1u << (k % 2));
 			off += len;
