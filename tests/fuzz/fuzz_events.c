@@ -253,7 +253,8 @@ static void dump_stuck(struct xroce_qp *qp)
 /* The wake-up time xr_progress returned must not be later than anything
  * that is due: a retransmission deadline of a path with packets in flight
  * (an application sleeping until then would otherwise leave a lost packet
- * unrepaired). */
+ * unrepaired), or, after the application was away, the end of the grace
+ * the timers then get (dev->timer_hold_ns). */
 static void check_wakeup(const struct xroce_qp *qp, uint64_t next)
 {
 	uint32_t i;
@@ -262,6 +263,9 @@ static void check_wakeup(const struct xroce_qp *qp, uint64_t next)
 		return;
 	for (i = 0; i < qp->npaths; i++) {
 		uint64_t dl = xr_txpath_next_deadline(&qp->path[i].tp);
+
+		if (dl != UINT64_MAX && dl < qp->dev->timer_hold_ns)
+			dl = qp->dev->timer_hold_ns;
 
 		SIM_CHECK(dl == UINT64_MAX || next <= (dl > sim.now ? dl : sim.now),
 			  "xr_progress asks to be called at %llu, path %u's deadline is %llu (now %llu)",
