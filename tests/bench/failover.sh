@@ -57,7 +57,8 @@ done
 port_a="FAB_h0_PORT_$PLANE"; port_b="FAB_h1_PORT_$PLANE"
 SW=${!port_a%%:*}
 
-nsx "$B" "$XROCE" perf server "${IFS_B[@]}" --once >/dev/null 2>&1 &
+nsx "$B" timeout -k 2 $((SECS + 40)) "$XROCE" perf server "${IFS_B[@]}" --once \
+	>/dev/null 2>&1 &
 spid=$!
 sleep 0.3
 ( sleep "$FAIL_AT"
@@ -66,7 +67,8 @@ sleep 0.3
   date +%s%N >"$TMP/fail_ns" ) &
 fpid=$!
 date +%s%N >"$TMP/start_ns"
-nsx "$A" "$XROCE" perf client "${IFS_A[@]}" "$FAB_h1_IP4_0" -P 4 -s 65536 \
+nsx "$A" timeout -k 2 $((SECS + 30)) "$XROCE" perf client "${IFS_A[@]}" \
+	"$FAB_h1_IP4_0" -P 4 -s 65536 \
 	-d "$SECS" --interval-ms 1 --json >"$TMP/perf.json" 2>"$TMP/perf.err" ||
 	xr_die "perf failed: $(cat "$TMP/perf.err")"
 wait "$fpid" || true

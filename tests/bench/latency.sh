@@ -56,10 +56,11 @@ set_loss() {
 }
 
 xroce_lat() { # SIZE -> "min p50 p99 p999"
-	nsx "$B" "$XROCE" perf server -i eth0 --once >/dev/null 2>&1 &
+	nsx "$B" timeout -k 2 300 "$XROCE" perf server -i eth0 --once >/dev/null 2>&1 &
 	local spid=$!
 	sleep 0.3
-	nsx "$A" "$XROCE" perf client -i eth0 "$BIP" --mode lat -s "$1" -n "$ITERS" \
+	nsx "$A" timeout -k 2 290 "$XROCE" perf client -i eth0 "$BIP" --mode lat \
+		-s "$1" -n "$ITERS" \
 		--json 2>/dev/null | tail -1 >"$TMP/x.json" || true
 	wait "$spid" || true
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["rtt_min_us"], d["rtt_p50_us"], d["rtt_p99_us"], d["rtt_p999_us"])' \
@@ -76,7 +77,7 @@ sock_lat() { # SIZE udp|tcp -> "min p50 p99 p999 dropped"
 	sleep 0.3
 	# sockperf runs for a time, not a count: about ITERS round trips at
 	# ~50 us each, at least 2 s.
-	nsx "$A" sockperf ping-pong -i "$BIP" -p 11111 $flag -m "$(( $1 < 14 ? 14 : $1 ))" \
+	nsx "$A" timeout -k 2 120 sockperf ping-pong -i "$BIP" -p 11111 $flag -m "$(( $1 < 14 ? 14 : $1 ))" \
 		-t "$(( ITERS / 20000 > 2 ? ITERS / 20000 : 2 ))" --full-rtt \
 		>"$TMP/s.out" 2>&1 || true
 	kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null || true

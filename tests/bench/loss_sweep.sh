@@ -95,12 +95,16 @@ set_loss() {
 xroce_run() {
 	nsx "$A" "$XROCE" attach --force eth0 >/dev/null
 	nsx "$B" "$XROCE" attach --force eth0 >/dev/null
-	nsx "$B" "$XROCE" perf server -i eth0 --once >/dev/null 2>&1 &
+	# Every process is bounded: a client that cannot connect must not
+	# leave its server (or the sweep) waiting for ever.
+	nsx "$B" timeout -k 2 $((SECS + 40)) "$XROCE" perf server -i eth0 --once \
+		>/dev/null 2>&1 &
 	local spid=$!
 	sleep 0.3
 	local c0 c1
 	c0=$(cpu_ticks)
-	nsx "$A" "$XROCE" perf client -i eth0 "$BIP" -s "$SIZE" -d "$SECS" --json \
+	nsx "$A" timeout -k 2 $((SECS + 30)) "$XROCE" perf client -i eth0 "$BIP" \
+		-s "$SIZE" -d "$SECS" --json \
 		2>"$TMP/perf.err" | tail -1 >"$TMP/x.json" || true
 	c1=$(cpu_ticks)
 	wait "$spid" || true
@@ -117,12 +121,13 @@ tcp_run() {
 	nsx "$B" "$XROCE" detach eth0 >/dev/null 2>&1 || true
 	"$XRFABRIC" attach --netns "$A" --host-pass eth0 >/dev/null
 	"$XRFABRIC" attach --netns "$B" --host-pass eth0 >/dev/null
-	nsx "$B" iperf3 -s -1 >/dev/null 2>&1 &
+	nsx "$B" timeout -k 2 $((SECS + 40)) iperf3 -s -1 >/dev/null 2>&1 &
 	local spid=$!
 	sleep 0.3
 	local c0 c1
 	c0=$(cpu_ticks)
-	nsx "$A" iperf3 -c "$BIP" -t "$SECS" -J >"$TMP/i.json" 2>/dev/null || true
+	nsx "$A" timeout -k 2 $((SECS + 30)) iperf3 -c "$BIP" -t "$SECS" -J \
+		>"$TMP/i.json" 2>/dev/null || true
 	c1=$(cpu_ticks)
 	wait "$spid" || true
 	[ -s "$TMP/i.json" ] || xr_log "iperf3 client failed at loss $loss"
