@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli.h"
+#include "xroce/xroce.h"
 
 /* The command is a short-lived process: the log settings and the last
  * kernel message are process-wide by nature (libbpf's print callback has
@@ -137,4 +138,10 @@ int xr_ifindex(const char *name)
 		return errno == ENODEV || errno == ENXIO || !errno ? -ENODEV :
 								     -errno;
 	return (int)idx;
+}
+
+const char *xr_engine_name(const struct xroce_device *dev)
+{
+	return xroce_device_tx_engine(dev, 0) == XROCE_TX_TEST_RUN ? "test_run"
+								    : "af_xdp";
 }

@@ -34,6 +34,10 @@ int xr_err(const char *cmd, int err, const char *fmt, ...)
 /* "xroce CMD: <message> (try 'xroce CMD --help')"; returns XR_EXIT_USAGE. */
 int xr_usage_err(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The transmit engine of a device's first plane, for reports:
+ * "af_xdp" or "test_run". */
+struct xroce_device;
+const char *xr_engine_name(const struct xroce_device *dev);
 /* A note on stderr: "xroce CMD: <message>". */
 void xr_note(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -65,13 +65,6 @@ struct pf_opts {
 	enum xroce_tx_engine engine;
 };
 
-/* The transmit engine of the first plane, for reports. */
-static const char *engine_name(const struct xroce_device *dev)
-{
-	return xroce_device_tx_engine(dev, 0) == XROCE_TX_TEST_RUN ? "test_run"
-								    : "af_xdp";
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -443,7 +436,7 @@ static int run_bw(const struct pf_opts *o, struct pf_env *e,
 		       done_bytes, (double)done_bytes * 8 / (t1 - t0) / 1e9,
 		       (double)pkts / (t1 - t0) / 1e6, pkts, retx, c1 - c0,
 		       done_bytes ? (c1 - c0) / ((double)done_bytes / 1e9) : 0.0,
-		       engine_name(e->dev));
+		       xr_engine_name(e->dev));
 	} else {
 		if (first)
 			printf("%10s %6s %10s %10s %12s %10s %12s\n", "size", "conns",
@@ -525,7 +518,7 @@ static int run_lat(const struct pf_opts *o, struct pf_env *e,
 			       "\"rtt_min_us\":%.2f,\"rtt_p50_us\":%.2f,\"rtt_p99_us\":%.2f,"
 			       "\"rtt_p999_us\":%.2f,\"rtt_max_us\":%.2f,\"tx_engine\":\"%s\"}\n",
 			       size, o->iters, rtt[0] / 1e3, p50 / 1e3, p99 / 1e3, p999 / 1e3,
-			       rtt[o->iters - 1] / 1e3, engine_name(e->dev));
+			       rtt[o->iters - 1] / 1e3, xr_engine_name(e->dev));
 		else {
 			if (first)
 				printf("%10s %8s %12s %12s %12s %12s   (round trip, us)\n",

@@ -724,9 +724,10 @@ int cmd_send(int argc, char **argv)
 		       "\"goodput_gbps\":%.3f,\"tx_pkts\":%" PRIu64 ",\"retx_pkts\":%"
 		       PRIu64 ",\"dup_pkts\":%" PRIu64 ",\"fast_retx\":%" PRIu64
 		       ",\"timeout_retx\":%" PRIu64
-		       ",\"paths\":%u,\"verified\":%s,\"path\":[", total, t1 - t0,
-		       total * 8 / (t1 - t0) / 1e9, qs.tx_pkts, qs.retx_pkts,
-		       qs.dup_pkts, qs.fast_retx, qs.timeout_retx, qs.npaths,
+		       ",\"paths\":%u,\"tx_engine\":\"%s\",\"verified\":%s,\"path\":[",
+		       total, t1 - t0, total * 8 / (t1 - t0) / 1e9, qs.tx_pkts,
+		       qs.retx_pkts, qs.dup_pkts, qs.fast_retx, qs.timeout_retx,
+		       qs.npaths, xr_engine_name(x.dev),
 		       result == 1 ? "true" : "false");
 		for (j = 0; j < np; j++)
 			printf("%s{\"path\":%u,\"plane\":%u,\"sport\":%u,\"state\":%d,"

@@ -58,5 +58,6 @@ echo
 echo "XDP counters on the receiving host ($FAB_h1_NS):"
 nsx "$FAB_h1_NS" "$XROCE" status eth0 | sed -n '/counters/,$p' | head -16
 echo
-echo "Goodput here is the sender's (first WRITE to receiver's verdict), on 2 shared"
-echo "cores with AF_XDP in copy mode; see docs/PERFORMANCE.md for benchmarks."
+echo "Goodput here is the sender's (first WRITE to receiver's verdict), on this"
+echo "host's shared cores, transmit engine $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tx_engine"])' "$TMP/send.json") (README: transmit engines);"
+echo "see docs/PERFORMANCE.md for benchmarks."
