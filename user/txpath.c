@@ -30,6 +30,7 @@ int xr_txpath_init(struct xr_txpath *p, uint32_t init_psn,
 	memset(p, 0, sizeof(*p));
 	p->cfg = *cfg;
 	p->next_psn = p->base_psn = p->hi_cack = init_psn;
+	p->floor_ns = cfg->rto_min_ns;
 	p->late_lo = p->late_hi = init_psn;
 	xr_rtt_init(&p->rtt, cfg->rtt_min_win_ns);
 	return 0;
@@ -91,6 +92,8 @@ uint64_t xr_txpath_rto(const struct xr_txpath *p)
 		rto = c->rto_init_ns;
 	if (rto < c->rto_min_ns)
 		rto = c->rto_min_ns;
+	if (rto < p->floor_ns)
+		rto = p->floor_ns;
 	for (i = 0; i < p->backoff && rto < c->rto_max_ns; i++)
 		rto *= 2;
 	if (rto > c->rto_max_ns)
@@ -153,8 +156,44 @@ static bool arrived(const struct xr_ack_view *a, uint32_t psn)
  * path is ordered, so the receiver had seen no later packet yet.  The
  * trigger must have been new (not XR_AF_DUP) and consistent with that
  * (cack <= ack_psn + 1): a duplicate of an old PSN can arrive any time. */
+/* A late acknowledgement of s, d after its transmission: the timer was
+ * early by at least d - RTO; raise the floor (see txpath.h). */
+static void learn_floor(struct xr_txpath *p, const struct xr_txslot *s,
+			uint64_t t_ack)
+{
+	uint64_t d, want;
+
+	if (t_ack <= s->tx_ns)
+		return;
+	d = t_ack - s->tx_ns;
+	want = d + d / 4;
+	if (want > XR_TXPATH_FLOOR_MAX_NS)
+		want = XR_TXPATH_FLOOR_MAX_NS;
+	if (want > p->cfg.rto_max_ns)
+		want = p->cfg.rto_max_ns;
+	if (want > p->floor_ns) {
+		p->floor_ns = want;
+		p->st.floor_raised++;
+	}
+	p->floor_at_ns = t_ack;
+}
+
+/* Without new evidence the floor halves its excess over rto_min per
+ * XR_TXPATH_FLOOR_DECAY_NS. */
+static void decay_floor(struct xr_txpath *p, uint64_t now)
+{
+	uint64_t min = p->cfg.rto_min_ns;
+
+	if (p->floor_ns <= min || now < p->floor_at_ns + XR_TXPATH_FLOOR_DECAY_NS)
+		return;
+	p->floor_ns = min + (p->floor_ns - min) / 2;
+	if (p->floor_ns - min < 1000)
+		p->floor_ns = min;
+	p->floor_at_ns = now;
+}
+
 static void late_scan(struct xr_txpath *p, const struct xr_ack_view *a,
-		      uint32_t end, struct xr_ack_result *res)
+		      uint32_t end, uint64_t t_ack, struct xr_ack_result *res)
 {
 	uint32_t lo = p->late_lo, hi = p->late_hi, x;
 	bool cum_ok;
@@ -179,6 +218,7 @@ static void late_scan(struct xr_txpath *p, const struct xr_ack_view *a,
 		if (s->psn != x || s->state != XR_TXS_EXPIRED)
 			continue;
 		if (d < 0 ? cum_ok : arrived(a, x)) {
+			learn_floor(p, s, t_ack);
 			push_acked(p, res, s, XR_TXI_LATE);
 			p->st.late_acked++;
 		}
@@ -246,7 +286,8 @@ int xr_txpath_on_ack(struct xr_txpath *p, const struct xr_ack_view *a,
 	/* One past the highest PSN reported arrived. */
 	end = top >= 0 ? a->cack + 2 + (uint32_t)top : a->cack;
 
-	late_scan(p, a, end, res);
+	decay_floor(p, t_ack);
+	late_scan(p, a, end, t_ack, res);
 
 	/* Resolve the in-flight prefix up to end: arrived -> acked, the gaps
 	 * below a PSN that arrived -> lost (the path is ordered). */

@@ -29,6 +29,14 @@
  * tail losses sooner (better small-message p99 under loss); a larger one is
  * safer on a noisier host.  It is a config field.
  *
+ * Spurious timeouts teach the floor.  A late acknowledgement of a PSN the
+ * timer expired proves the timer early, and says by how much: the ACK came
+ * d after the transmission.  The path's floor then rises to 5/4 d (at most
+ * XR_TXPATH_FLOOR_MAX_NS), and falls back towards rto_min by half every
+ * XR_TXPATH_FLOOR_DECAY_NS without a new spurious timeout.  A host that
+ * stalls its processes for milliseconds (a busy VM) so costs one duplicate
+ * window per stall and path, not one per RTO.
+ *
  * ACKs are attacker-reachable input (with a valid token).  Anything that
  * would acknowledge a PSN never sent (cack or a SACK bit at or beyond
  * next_psn) makes the whole ACK ignored and counted in bad_acks; ACKs that
@@ -61,6 +69,8 @@
 #include "rtt.h"
 
 #define XR_TXPATH_WIN XR_SACK_BITS /* PSNs in flight per path, at most */
+#define XR_TXPATH_FLOOR_MAX_NS 50000000ull   /* learnt RTO floor: 50 ms max */
+#define XR_TXPATH_FLOOR_DECAY_NS 1000000000ull /* halves its excess per 1 s */
 
 struct xr_txpath_cfg {
 	uint64_t rto_min_ns;     /* floor of the RTO; default 1 ms */
@@ -96,6 +106,7 @@ struct xr_txpath_stats {
 	uint64_t timeout_lost;  /* declared lost by the timer */
 	uint64_t abandoned;     /* handed back by xr_txpath_abandon_all */
 	uint64_t late_acked;    /* declared lost, then shown to have arrived */
+	uint64_t floor_raised;  /* times a late ACK raised the RTO floor */
 	uint64_t timeouts;      /* timer expiries */
 	uint64_t acks;          /* ACKs accepted */
 	uint64_t ece_acks;      /* of which with ECN echo */
@@ -114,6 +125,8 @@ struct xr_txpath {
 	uint32_t consec_timeouts; /* timeouts since the last acknowledgement */
 	uint32_t rsvd;
 	uint64_t last_ack_ns;  /* last accepted ACK (0 = none yet) */
+	uint64_t floor_ns;     /* learnt RTO floor (>= rto_min), see above */
+	uint64_t floor_at_ns;  /* when it was last raised or halved */
 	struct xr_txpath_cfg cfg;
 	struct xr_txpath_stats st;
 	struct xr_rtt rtt;

@@ -631,6 +631,56 @@ static void test_late_after_timeout(void **state)
 	check_invariants(&p);
 }
 
+/* A spurious timeout teaches the RTO floor: the late ACK came 4 ms after
+ * the transmission, so the next RTO is at least 5 ms; a second without new
+ * evidence halves the excess, and the floor returns to rto_min. */
+static void test_floor_learnt(void **state)
+{
+	struct xr_txpath p;
+	struct xr_ack_view v;
+	uint64_t dl, t;
+	uint32_t psn = 1, k;
+
+	(void)state;
+	xr_txpath_init(&p, 0, NULL);
+	/* An RTT of 50 us: the RTO is the 1 ms floor. */
+	send_n(&p, 1, 0, 1 * MS);
+	view(&v, 1, 0, (uint32_t)(1 * MS));
+	assert_int_equal(xr_txpath_on_ack(&p, &v, 1 * MS + 50 * US, &res), 1);
+	assert_int_equal(xr_txpath_rto(&p), 1 * MS);
+	/* PSN 1 at 2 ms; the timer expires it at 3 ms; its ACK at 6 ms. */
+	send_n(&p, 1, 1, 2 * MS);
+	dl = xr_txpath_next_deadline(&p);
+	assert_int_equal(dl, 3 * MS);
+	assert_int_equal(xr_txpath_on_timer(&p, dl, &res), 1);
+	view(&v, 2, 1, (uint32_t)(2 * MS));
+	assert_int_equal(xr_txpath_on_ack(&p, &v, 6 * MS, &res), 1);
+	assert_int_equal(res.acked[0].flags, XR_TXI_LATE);
+	assert_int_equal(p.st.floor_raised, 1);
+	assert_int_equal(xr_txpath_rto(&p), 5 * MS); /* 5/4 of 4 ms */
+	/* Prompt ACKs for a second: the floor holds, then halves its excess
+	 * each second, and is back at rto_min after some seconds. */
+	for (t = 6 * MS, k = 0; k < 40; k++) {
+		t += 500 * MS;
+		send_n(&p, 1, 10 + k, t);
+		view(&v, psn + 2, psn + 1, (uint32_t)t);
+		assert_int_equal(xr_txpath_on_ack(&p, &v, t + 50 * US, &res), 1);
+		psn++;
+		/* (The late ACK was an RTT sample of 4 ms too: srtt and
+		 * rttvar come down over the next samples.) */
+		if (k == 0)
+			assert_true(xr_txpath_rto(&p) >= 5 * MS);
+		if (k == 2) { /* 1.5 s after the evidence: 1 + 4/2 ms */
+			assert_int_equal(p.floor_ns, 3 * MS);
+			assert_true(xr_txpath_rto(&p) >= 3 * MS);
+			assert_true(xr_txpath_rto(&p) < 4 * MS);
+		}
+	}
+	assert_int_equal(xr_txpath_rto(&p), 1 * MS);
+	assert_int_equal(p.st.floor_raised, 1);
+	check_invariants(&p);
+}
+
 /* An ACK triggered by a duplicate proves nothing with its cack, nor one
  * whose cack runs ahead of its trigger (a psn_base moved it).  Such an ACK
  * also closes the range: ACKs of a path come back in order, so no older,
@@ -755,6 +805,7 @@ int main(void)
 		cmocka_unit_test(test_wrap_lossy_run),
 		cmocka_unit_test(test_abandon_and_late),
 		cmocka_unit_test(test_late_after_timeout),
+		cmocka_unit_test(test_floor_learnt),
 		cmocka_unit_test(test_late_not_from_forward),
 		cmocka_unit_test(test_late_distrust),
 		cmocka_unit_test(test_rtt_ts_wrap),
