@@ -526,7 +526,7 @@ int cmd_send(int argc, char **argv)
 	uint8_t *credit_buf, *src;
 	int c, rc, fd = -1, result = -1;
 	bool have_n = false, done_posted = false, done_completed = false;
-	double t0, t1;
+	double t0, t1, waiting_since = 0;
 
 	while ((c = getopt_long(argc, argv, ":" COMMON_SHORT "n:f:w:", opts, NULL)) != -1) {
 		switch (c) {
@@ -711,6 +711,21 @@ int cmd_send(int argc, char **argv)
 		}
 		if (result < 0 && xroce_qp_state(x.qp) != XROCE_QPS_RTS) {
 			rc = xr_err("send", -ECONNRESET, "the connection failed");
+			goto done;
+		}
+		/* Everything we sent is acknowledged and we wait for the
+		 * receiver's credit or verdict: with no work outstanding the
+		 * library cannot see the receiver die (like an RC QP), so this
+		 * protocol gives up on its own after the same timeout. */
+		if (n > 0 || inflight[0] || inflight[1] ||
+		    (done_posted && !done_completed)) {
+			waiting_since = 0;
+		} else if (!waiting_since) {
+			waiting_since = now_s();
+		} else if ((now_s() - waiting_since) * 1000 > (co.timeout_ms ? co.timeout_ms : 2000)) {
+			rc = xr_err("send", -ETIMEDOUT, "nothing from the receiver within "
+				    "%u ms while waiting for its %s", co.timeout_ms ?
+				    co.timeout_ms : 2000, off < total ? "credit" : "verdict");
 			goto done;
 		}
 	}

@@ -128,7 +128,10 @@ assert s['retx_pkts'] + 16 >= data_drops, \
     f"{s['retx_pkts']} retransmissions for {data_drops} dropped data packets"
 assert s['retx_pkts'] <= 2 * (data_drops + ack_drops) + 64, \
     f"{s['retx_pkts']} retransmissions for {data_drops}+{ack_drops} drops"
-if loss > 0 and size >= (1 << 20):
+# Port a0 also carries the sender's ACKs of a few credit messages: more
+# drops than those must have cost retransmissions.  (A 1 MiB transfer at
+# MTU 9000 is 130 packets: at 1% loss a quarter of the runs lose none.)
+if data_drops > 3:
     assert s['retx_pkts'] > 0, 'no retransmission despite loss'
 # Packets as large as the MTU allows (IPv4: 92 bytes of headers; at most
 # 8192 bytes of payload a packet); each message (the sender's chunks, its
@@ -184,8 +187,12 @@ rc=0
 wait "$spid" || rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "sender did not fail cleanly (rc $rc): $(cat "$TMP/send.out")"
-grep -q "retry\|failed" "$TMP/send.out" || fail "no error completion reported: $(cat "$TMP/send.out")"
-pass "receiver killed: sender failed in ${ms} ms: $(grep -m1 "failed" "$TMP/send.out")"
+# Data outstanding: an error completion ("transport retry counter
+# exceeded"); all acknowledged and waiting for a credit: xroce send's own
+# timeout ("nothing from the receiver").
+grep -q "retry\|failed\|nothing from the receiver" "$TMP/send.out" ||
+	fail "no error reported: $(cat "$TMP/send.out")"
+pass "receiver killed: sender failed in ${ms} ms: $(tail -1 "$TMP/send.out")"
 
 nsx "$B" timeout $((60 * TS)) "$XROCE" recv -i eth0 -b 64M --accept-timeout 20000 --idle $((1000 * TS)) \
 	>"$TMP/recv.out" 2>&1 &
