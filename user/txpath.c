@@ -156,8 +156,8 @@ static bool arrived(const struct xr_ack_view *a, uint32_t psn)
  * path is ordered, so the receiver had seen no later packet yet.  The
  * trigger must have been new (not XR_AF_DUP) and consistent with that
  * (cack <= ack_psn + 1): a duplicate of an old PSN can arrive any time. */
-/* A late acknowledgement of s, d after its transmission: the timer was
- * early by at least d - RTO; raise the floor (see txpath.h). */
+/* A late ACK triggered by s, an expired PSN, d after its transmission:
+ * the timer was early by at least d - RTO; raise the floor (txpath.h). */
 static void learn_floor(struct xr_txpath *p, const struct xr_txslot *s,
 			uint64_t t_ack)
 {
@@ -211,6 +211,17 @@ static void late_scan(struct xr_txpath *p, const struct xr_ack_view *a,
 		 xr_seq_diff(a->ack_psn, hi) < 0 &&
 		 xr_seq_diff(a->cack, a->ack_psn) <= 1 &&
 		 xr_seq_diff(p->next_psn, a->ack_psn) <= XR_TXPATH_WIN;
+	/* Evidence of delay only if the ACK's own trigger is a PSN the timer
+	 * expired: that packet and its ACK were under way when it fired.  A
+	 * late ACK triggered by a later packet may just follow lost ACKs. */
+	{
+		const struct xr_txslot *t = slot(p, a->ack_psn);
+
+		if (xr_seq_diff(a->ack_psn, lo) >= 0 && xr_seq_diff(a->ack_psn, hi) < 0 &&
+		    t->psn == a->ack_psn && t->state == XR_TXS_EXPIRED &&
+		    !(a->flags & XR_AF_DUP))
+			learn_floor(p, t, t_ack);
+	}
 	for (x = lo; x != hi && xr_seq_diff(x, end) < 0; x++) {
 		struct xr_txslot *s = slot(p, x);
 		int32_t d = xr_seq_diff(x, a->cack);
@@ -218,7 +229,6 @@ static void late_scan(struct xr_txpath *p, const struct xr_ack_view *a,
 		if (s->psn != x || s->state != XR_TXS_EXPIRED)
 			continue;
 		if (d < 0 ? cum_ok : arrived(a, x)) {
-			learn_floor(p, s, t_ack);
 			push_acked(p, res, s, XR_TXI_LATE);
 			p->st.late_acked++;
 		}

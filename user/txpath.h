@@ -29,13 +29,15 @@
  * tail losses sooner (better small-message p99 under loss); a larger one is
  * safer on a noisier host.  It is a config field.
  *
- * Spurious timeouts teach the floor.  A late acknowledgement of a PSN the
- * timer expired proves the timer early, and says by how much: the ACK came
- * d after the transmission.  The path's floor then rises to 5/4 d (at most
- * XR_TXPATH_FLOOR_MAX_NS), and falls back towards rto_min by half every
- * XR_TXPATH_FLOOR_DECAY_NS without a new spurious timeout.  A host that
- * stalls its processes for milliseconds (a busy VM) so costs one duplicate
- * window per stall and path, not one per RTO.
+ * Spurious timeouts teach the floor.  An ACK triggered by a PSN the timer
+ * had expired proves the timer early (that packet and its ACK were under way
+ * when it fired), and says by how much: the ACK came d after the packet.
+ * The path's floor then rises to 5/4 d (at most XR_TXPATH_FLOOR_MAX_NS), and
+ * falls back towards rto_min by half every XR_TXPATH_FLOOR_DECAY_NS without
+ * new evidence.  A late acknowledgement carried by the ACK of a later packet
+ * teaches nothing: the expired packet's own ACK may simply have been lost.
+ * A host that stalls its processes for milliseconds (a busy VM) so costs
+ * one duplicate window per stall and path, not one per RTO.
  *
  * ACKs are attacker-reachable input (with a valid token).  Anything that
  * would acknowledge a PSN never sent (cack or a SACK bit at or beyond
@@ -69,7 +71,7 @@
 #include "rtt.h"
 
 #define XR_TXPATH_WIN XR_SACK_BITS /* PSNs in flight per path, at most */
-#define XR_TXPATH_FLOOR_MAX_NS 50000000ull   /* learnt RTO floor: 50 ms max */
+#define XR_TXPATH_FLOOR_MAX_NS 20000000ull   /* learnt RTO floor: 20 ms max */
 #define XR_TXPATH_FLOOR_DECAY_NS 1000000000ull /* halves its excess per 1 s */
 
 struct xr_txpath_cfg {

@@ -681,6 +681,34 @@ static void test_floor_learnt(void **state)
 	check_invariants(&p);
 }
 
+/* Lost ACKs are not delay: PSN 1's ACK is lost, the timer expires PSNs 1
+ * and 2 (sent just before it fired), and PSN 2's own ACK, 150 us after PSN
+ * 2 left, shows both arrived.  The floor learns from PSN 2's round trip, a
+ * normal one: it stays at rto_min. */
+static void test_floor_not_from_lost_acks(void **state)
+{
+	struct xr_txpath p;
+	struct xr_ack_view v;
+	uint64_t dl;
+
+	(void)state;
+	xr_txpath_init(&p, 0, NULL);
+	send_n(&p, 1, 0, 1 * MS);
+	view(&v, 1, 0, (uint32_t)(1 * MS));
+	assert_int_equal(xr_txpath_on_ack(&p, &v, 1 * MS + 50 * US, &res), 1);
+	send_n(&p, 1, 1, 2 * MS);
+	send_n(&p, 1, 2, 2 * MS + 900 * US);
+	dl = xr_txpath_next_deadline(&p);
+	assert_int_equal(xr_txpath_on_timer(&p, dl, &res), 2);
+	view(&v, 3, 2, (uint32_t)(2 * MS + 900 * US));
+	assert_int_equal(xr_txpath_on_ack(&p, &v, 3 * MS + 50 * US, &res), 2);
+	assert_int_equal(p.st.late_acked, 2);
+	assert_int_equal(p.st.floor_raised, 0);
+	assert_int_equal(p.floor_ns, 1 * MS);
+	assert_int_equal(xr_txpath_rto(&p), 1 * MS);
+	check_invariants(&p);
+}
+
 /* An ACK triggered by a duplicate proves nothing with its cack, nor one
  * whose cack runs ahead of its trigger (a psn_base moved it).  Such an ACK
  * also closes the range: ACKs of a path come back in order, so no older,
@@ -806,6 +834,7 @@ int main(void)
 		cmocka_unit_test(test_abandon_and_late),
 		cmocka_unit_test(test_late_after_timeout),
 		cmocka_unit_test(test_floor_learnt),
+		cmocka_unit_test(test_floor_not_from_lost_acks),
 		cmocka_unit_test(test_late_not_from_forward),
 		cmocka_unit_test(test_late_distrust),
 		cmocka_unit_test(test_rtt_ts_wrap),
