@@ -71,7 +71,7 @@
 #include "rtt.h"
 
 #define XR_TXPATH_WIN XR_SACK_BITS /* PSNs in flight per path, at most */
-#define XR_TXPATH_FLOOR_MAX_NS 20000000ull   /* learnt RTO floor: 20 ms max */
+#define XR_TXPATH_FLOOR_MAX_NS 4000000ull    /* learnt RTO floor: 4 ms max */
 #define XR_TXPATH_FLOOR_DECAY_NS 1000000000ull /* halves its excess per 1 s */
 
 struct xr_txpath_cfg {

@@ -631,9 +631,10 @@ static void test_late_after_timeout(void **state)
 	check_invariants(&p);
 }
 
-/* A spurious timeout teaches the RTO floor: the late ACK came 4 ms after
- * the transmission, so the next RTO is at least 5 ms; a second without new
- * evidence halves the excess, and the floor returns to rto_min. */
+/* A spurious timeout teaches the RTO floor: the late ACK came 2 ms after
+ * the transmission, so the next RTO is at least 2.5 ms; a second without
+ * new evidence halves the excess, and the floor returns to rto_min.  An ACK
+ * 10 ms late raises it to the 4 ms cap only. */
 static void test_floor_learnt(void **state)
 {
 	struct xr_txpath p;
@@ -648,36 +649,42 @@ static void test_floor_learnt(void **state)
 	view(&v, 1, 0, (uint32_t)(1 * MS));
 	assert_int_equal(xr_txpath_on_ack(&p, &v, 1 * MS + 50 * US, &res), 1);
 	assert_int_equal(xr_txpath_rto(&p), 1 * MS);
-	/* PSN 1 at 2 ms; the timer expires it at 3 ms; its ACK at 6 ms. */
+	/* PSN 1 at 2 ms; the timer expires it at 3 ms; its ACK at 4 ms. */
 	send_n(&p, 1, 1, 2 * MS);
 	dl = xr_txpath_next_deadline(&p);
 	assert_int_equal(dl, 3 * MS);
 	assert_int_equal(xr_txpath_on_timer(&p, dl, &res), 1);
 	view(&v, 2, 1, (uint32_t)(2 * MS));
-	assert_int_equal(xr_txpath_on_ack(&p, &v, 6 * MS, &res), 1);
+	assert_int_equal(xr_txpath_on_ack(&p, &v, 4 * MS, &res), 1);
 	assert_int_equal(res.acked[0].flags, XR_TXI_LATE);
 	assert_int_equal(p.st.floor_raised, 1);
-	assert_int_equal(xr_txpath_rto(&p), 5 * MS); /* 5/4 of 4 ms */
+	assert_int_equal(p.floor_ns, 2500 * US); /* 5/4 of 2 ms */
+	assert_true(xr_txpath_rto(&p) >= 2500 * US);
 	/* Prompt ACKs for a second: the floor holds, then halves its excess
 	 * each second, and is back at rto_min after some seconds. */
-	for (t = 6 * MS, k = 0; k < 40; k++) {
+	for (t = 4 * MS, k = 0; k < 40; k++) {
 		t += 500 * MS;
 		send_n(&p, 1, 10 + k, t);
 		view(&v, psn + 2, psn + 1, (uint32_t)t);
 		assert_int_equal(xr_txpath_on_ack(&p, &v, t + 50 * US, &res), 1);
 		psn++;
-		/* (The late ACK was an RTT sample of 4 ms too: srtt and
+		/* (The late ACK was an RTT sample of 2 ms too: srtt and
 		 * rttvar come down over the next samples.) */
 		if (k == 0)
-			assert_true(xr_txpath_rto(&p) >= 5 * MS);
-		if (k == 2) { /* 1.5 s after the evidence: 1 + 4/2 ms */
-			assert_int_equal(p.floor_ns, 3 * MS);
-			assert_true(xr_txpath_rto(&p) >= 3 * MS);
-			assert_true(xr_txpath_rto(&p) < 4 * MS);
-		}
+			assert_int_equal(p.floor_ns, 2500 * US);
+		if (k == 2) /* 1.5 s after the evidence: 1 + 1.5/2 ms */
+			assert_int_equal(p.floor_ns, 1750 * US);
+		assert_true(xr_txpath_rto(&p) >= p.floor_ns);
 	}
 	assert_int_equal(xr_txpath_rto(&p), 1 * MS);
 	assert_int_equal(p.st.floor_raised, 1);
+	/* A 10 ms stall: the floor stops at its cap. */
+	send_n(&p, 1, 100, t + MS);
+	dl = xr_txpath_next_deadline(&p);
+	assert_int_equal(xr_txpath_on_timer(&p, dl, &res), 1);
+	view(&v, psn + 2, psn + 1, (uint32_t)(t + MS));
+	assert_int_equal(xr_txpath_on_ack(&p, &v, t + 11 * MS, &res), 1);
+	assert_int_equal(p.floor_ns, XR_TXPATH_FLOOR_MAX_NS);
 	check_invariants(&p);
 }
 
