@@ -45,6 +45,7 @@ int xr_qp_init_paths(struct xroce_qp *qp)
 			   (uint32_t)dev->nplanes : qp->npeer;
 	uint32_t mtu = qp->mtu, i, hdr;
 	uint64_t now = xr_now_ns();
+	struct xr_txpath_cfg tc;
 	struct xr_cc_cfg ccfg;
 	char msg[160];
 	int rc;
@@ -99,6 +100,8 @@ int xr_qp_init_paths(struct xroce_qp *qp)
 	rc = xr_cc_init(&qp->cc, qp->npaths, &ccfg, now);
 	if (rc)
 		return xr_fail(&dev->log, rc, "congestion control init failed");
+	xr_txpath_cfg_default(&tc);
+	xr_txpath_cfg_for_timeout(&tc, qp->timeout_ms);
 	for (i = 0; i < qp->npaths; i++) {
 		struct xr_qpath *p = &qp->path[i];
 		uint32_t pl = i % nplanes;
@@ -116,7 +119,7 @@ int xr_qp_init_paths(struct xroce_qp *qp)
 			     qp->family == AF_INET ? qp->peer_addr[pl] + 12 :
 						     qp->peer_addr[pl],
 			     p->sport, qp->data_port, XR_ECN_ECT0);
-		rc = xr_txpath_init(&p->tp, qp->init_psn, NULL);
+		rc = xr_txpath_init(&p->tp, qp->init_psn, &tc);
 		if (rc)
 			return xr_fail(&dev->log, rc, "path init failed");
 	}

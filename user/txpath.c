@@ -16,6 +16,18 @@ void xr_txpath_cfg_default(struct xr_txpath_cfg *cfg)
 	cfg->rtt_min_win_ns = 0;
 }
 
+void xr_txpath_cfg_for_timeout(struct xr_txpath_cfg *cfg, uint32_t timeout_ms)
+{
+	uint64_t cap = (uint64_t)timeout_ms * MS / XR_TXPATH_TRIES_PER_TIMEOUT;
+
+	if (cap < cfg->rto_min_ns)
+		cap = cfg->rto_min_ns;
+	if (cfg->rto_max_ns > cap)
+		cfg->rto_max_ns = cap;
+	if (cfg->rto_init_ns > cfg->rto_max_ns)
+		cfg->rto_init_ns = cfg->rto_max_ns;
+}
+
 int xr_txpath_init(struct xr_txpath *p, uint32_t init_psn,
 		   const struct xr_txpath_cfg *cfg)
 {

@@ -83,6 +83,16 @@ struct xr_txpath_cfg {
 
 void xr_txpath_cfg_default(struct xr_txpath_cfg *cfg);
 
+/* The connection gives up when nothing is acknowledged for its peer
+ * timeout; that must span several retransmissions, or at a few per cent
+ * of loss (each try lost with the packet or with its ACK) a short timeout
+ * would fail healthy connections.  Caps rto_max (and rto_init) at
+ * timeout / XR_TXPATH_TRIES_PER_TIMEOUT, never below rto_min: a 50 ms
+ * timeout retries at least ~7 times, as an ibverbs retry_cnt of 7 would;
+ * the 2 s default keeps the 200 ms ceiling. */
+#define XR_TXPATH_TRIES_PER_TIMEOUT 8u
+void xr_txpath_cfg_for_timeout(struct xr_txpath_cfg *cfg, uint32_t timeout_ms);
+
 /* One PSN slot of the ring (index psn % XR_TXPATH_WIN). */
 enum xr_txslot_state {
 	XR_TXS_FREE = 0,     /* never used */

@@ -280,6 +280,45 @@ static void test_rto_backoff_reset(void **state)
 	check_invariants(&p);
 }
 
+/* A short peer timeout caps the backoff so that it spans several tries. */
+static void test_rto_cap_from_timeout(void **state)
+{
+	struct xr_txpath_cfg cfg;
+	struct xr_txpath p;
+	uint64_t t0 = 5 * MS, now;
+	uint32_t psn, tries = 0;
+
+	(void)state;
+	xr_txpath_cfg_default(&cfg);
+	xr_txpath_cfg_for_timeout(&cfg, 2000);   /* the default timeout */
+	assert_int_equal(cfg.rto_max_ns, 200 * MS);
+	assert_int_equal(cfg.rto_init_ns, 10 * MS);
+	xr_txpath_cfg_for_timeout(&cfg, 1);      /* never below the floor */
+	assert_int_equal(cfg.rto_max_ns, cfg.rto_min_ns);
+	assert_int_equal(cfg.rto_init_ns, cfg.rto_min_ns);
+
+	xr_txpath_cfg_default(&cfg);
+	xr_txpath_cfg_for_timeout(&cfg, 50);
+	assert_int_equal(cfg.rto_max_ns, 50 * MS / XR_TXPATH_TRIES_PER_TIMEOUT);
+	assert_int_equal(cfg.rto_init_ns, cfg.rto_max_ns);
+	assert_int_equal(xr_txpath_init(&p, 0, &cfg), 0);
+	/* A packet and every retransmission of it lost: count the tries the
+	 * timer makes before the 50 ms of silence are over, even with the
+	 * learnt floor at its highest. */
+	p.floor_ns = XR_TXPATH_FLOOR_MAX_NS;
+	xr_txpath_send(&p, 1, 100, t0, &psn);
+	for (;;) {
+		now = xr_txpath_next_deadline(&p);
+		if (now >= t0 + 50 * MS)
+			break;
+		assert_int_equal(xr_txpath_on_timer(&p, now, &res), 1);
+		tries++;
+		xr_txpath_send(&p, 1, 100, now, &psn);
+	}
+	assert_true(tries >= 7);
+	check_invariants(&p);
+}
+
 /* RTO = srtt + 4 rttvar between the floor and the ceiling. */
 static void test_rto_from_rtt(void **state)
 {
@@ -832,6 +871,7 @@ int main(void)
 		cmocka_unit_test(test_several_losses),
 		cmocka_unit_test(test_tail_loss_timer),
 		cmocka_unit_test(test_rto_backoff_reset),
+		cmocka_unit_test(test_rto_cap_from_timeout),
 		cmocka_unit_test(test_rto_from_rtt),
 		cmocka_unit_test(test_lost_acks),
 		cmocka_unit_test(test_bad_acks),
