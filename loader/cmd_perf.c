@@ -42,8 +42,12 @@ enum { PF_BW = 1, PF_LAT = 2 };
 struct pf_hello {
 	uint32_t magic, mode;
 	uint64_t addr;       /* client's buffer (lat: the server echoes here) */
-	uint32_t rkey, rsvd;
+	uint32_t rkey, flags; /* PF_HELLO_* */
 };
+
+/* lat: the client sleeps on its CQ between round trips (xroce_wait_cq), and
+ * asks the server to do the same, instead of both ends busy-polling. */
+#define PF_HELLO_WAIT 1u
 
 struct pf_welcome {
 	uint32_t magic, rsvd;
@@ -61,7 +65,7 @@ struct pf_opts {
 	int nsizes;
 	double secs;
 	uint32_t interval_ms;  /* bw: goodput per interval, 0 = off */
-	int mode, json, verbose, once, no_redundant;
+	int mode, json, verbose, once, no_redundant, wait;
 	enum xroce_tx_engine engine;
 };
 
@@ -251,15 +255,17 @@ static int server(const struct pf_opts *o)
 				continue;
 			}
 		}
-		/* Busy-poll while a latency client is connected (as perftest
-		 * does: a wakeup per message would be measured too); otherwise
-		 * sleep until completions, a connection request or 10 ms. */
+		/* Busy-poll while a latency client that busy-polls is
+		 * connected (as perftest does: a wakeup per message would be
+		 * measured too); otherwise sleep until completions, a
+		 * connection request or 10 ms. */
 		{
-			bool lat = false;
+			bool spin = false;
 
 			for (i = 0; i < PF_MAX_CONNS; i++)
-				lat |= sc[i].qp && sc[i].hello.mode == PF_LAT;
-			n = lat ? xroce_poll_cq(e.cq, 64, wc) : xroce_wait_cq(e.cq, 64, wc, 10);
+				spin |= sc[i].qp && sc[i].hello.mode == PF_LAT &&
+					!(sc[i].hello.flags & PF_HELLO_WAIT);
+			n = spin ? xroce_poll_cq(e.cq, 64, wc) : xroce_wait_cq(e.cq, 64, wc, 10);
 		}
 		for (k = 0; k < n; k++) {
 			struct pf_sconn *c = NULL;
@@ -483,7 +489,8 @@ static int run_lat(const struct pf_opts *o, struct pf_env *e,
 		}
 		while (!got) {
 			struct xroce_wc wc[4];
-			int n = xroce_poll_cq(e->cq, 4, wc), k;
+			int n = o->wait ? xroce_wait_cq(e->cq, 4, wc, 100) :
+					  xroce_poll_cq(e->cq, 4, wc), k;
 
 			if (n < 0) {
 				rc = xr_err("perf", n, "poll");
@@ -516,9 +523,11 @@ static int run_lat(const struct pf_opts *o, struct pf_env *e,
 		if (o->json)
 			printf("{\"mode\":\"lat\",\"size\":%" PRIu64 ",\"iters\":%u,"
 			       "\"rtt_min_us\":%.2f,\"rtt_p50_us\":%.2f,\"rtt_p99_us\":%.2f,"
-			       "\"rtt_p999_us\":%.2f,\"rtt_max_us\":%.2f,\"tx_engine\":\"%s\"}\n",
+			       "\"rtt_p999_us\":%.2f,\"rtt_max_us\":%.2f,\"tx_engine\":\"%s\","
+			       "\"completions\":\"%s\"}\n",
 			       size, o->iters, rtt[0] / 1e3, p50 / 1e3, p99 / 1e3, p999 / 1e3,
-			       rtt[o->iters - 1] / 1e3, xr_engine_name(e->dev));
+			       rtt[o->iters - 1] / 1e3, xr_engine_name(e->dev),
+			       o->wait ? "wait" : "busy-poll");
 		else {
 			if (first)
 				printf("%10s %8s %12s %12s %12s %12s   (round trip, us)\n",
@@ -547,7 +556,7 @@ static int client(const struct pf_opts *o, const char *host)
 	h.mode = (uint32_t)o->mode;
 	h.addr = (uint64_t)(uintptr_t)(e.buf + PF_BUF / 2);
 	h.rkey = e.mr->rkey;
-	h.rsvd = 0;
+	h.flags = o->wait ? PF_HELLO_WAIT : 0;
 	for (i = 0; i < o->conns; i++) {
 		if (pf_qp(o, &e, &e.qp[i]))
 			goto out;
@@ -618,6 +627,8 @@ static void usage(FILE *f)
 "      --mtu N         IP MTU to use (default: the interface's)\n"
 "      --once          server: exit after its clients are gone\n"
 "      --interval-ms N bw: also print goodput every N ms (acknowledged bytes)\n"
+"      --wait          lat: sleep on the CQ for each echo (both ends) instead\n"
+"                      of busy-polling\n"
 "      --no-redundant  no redundant copies of small messages (XROCE_QP_NO_REDUNDANT)\n"
 "      --tx-engine E   af_xdp or test_run (frames built by XDP, sent from a\n"
 "                      BPF test run; default: $XROCE_TX_ENGINE, else auto:\n"
@@ -644,6 +655,7 @@ int cmd_perf(int argc, char **argv)
 		{ "interval-ms", required_argument, NULL, 'I' },
 		{ "tx-engine", required_argument, NULL, 'E' },
 		{ "no-redundant", no_argument, NULL, 'R' },
+		{ "wait", no_argument, NULL, 'W' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -717,6 +729,9 @@ int cmd_perf(int argc, char **argv)
 			break;
 		case 'R':
 			o.no_redundant = 1;
+			break;
+		case 'W':
+			o.wait = 1;
 			break;
 		case 'E':
 			if (!strcmp(optarg, "af_xdp"))

@@ -4,7 +4,11 @@
 # loss-free and at 1% random loss (both directions).
 #
 #   xroce  `xroce perf client --mode lat`: WRITE_WITH_IMM of SIZE, the
-#          server writes the same back on its completion
+#          server writes the same back on its completion; both ends
+#          busy-poll their completion queues (as ib_write_lat does)
+#   xroce-wait  the same with --wait: both ends sleep in xroce_wait_cq
+#          until the completion's event, as the socket baselines sleep in
+#          recv
 #   UDP    sockperf ping-pong (lost messages are not retried: they are
 #          reported as dropped and do not count in its percentiles)
 #   TCP    sockperf ping-pong --tcp (Nagle off)
@@ -55,12 +59,12 @@ set_loss() {
 	"$XRFABRIC" set --netns "$SW" --port b0 "loss=$1" >/dev/null
 }
 
-xroce_lat() { # SIZE -> "min p50 p99 p999"
+xroce_lat() { # SIZE [FLAG] -> "min p50 p99 p999"
 	nsx "$B" timeout -k 2 300 "$XROCE" perf server -i eth0 --once >/dev/null 2>&1 &
 	local spid=$!
 	sleep 0.3
 	nsx "$A" timeout -k 2 290 "$XROCE" perf client -i eth0 "$BIP" --mode lat \
-		-s "$1" -n "$ITERS" \
+		-s "$1" -n "$ITERS" ${2:-} \
 		--json 2>/dev/null | tail -1 >"$TMP/x.json" || true
 	wait "$spid" || true
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["rtt_min_us"], d["rtt_p50_us"], d["rtt_p99_us"], d["rtt_p999_us"])' \
@@ -100,6 +104,8 @@ for loss in $LOSSES; do
 	for size in $SIZES; do
 		read -r a b c d < <(xroce_lat "$size") || true
 		echo "$loss $size xroce $a $b $c $d 0" >>"$TMP/rows"
+		read -r a b c d < <(xroce_lat "$size" --wait) || true
+		echo "$loss $size xroce-wait $a $b $c $d 0" >>"$TMP/rows"
 		read -r a b c d e < <(sock_lat "$size" udp) || true
 		echo "$loss $size udp $a $b $c $d $e" >>"$TMP/rows"
 		read -r a b c d e < <(sock_lat "$size" tcp) || true
@@ -111,12 +117,12 @@ python3 - "$TMP/rows" "${JSON:-}" <<'PY'
 import json, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 print("round-trip latency (us), one connection, xroce vs sockets")
-print(f"{'loss':>5} {'size':>6} {'transport':>9} {'min':>8} {'median':>8} {'p99':>9} {'p99.9':>9} {'dropped':>8}")
+print(f"{'loss':>5} {'size':>6} {'transport':>10} {'min':>8} {'median':>8} {'p99':>9} {'p99.9':>9} {'dropped':>8}")
 out = []
 for r in rows:
     loss, size, tr = float(r[0]), int(r[1]), r[2]
     v = [float(x) for x in r[3:7]]
-    print(f"{loss*100:4.1f}% {size:6d} {tr:>9} {v[0]:8.1f} {v[1]:8.1f} {v[2]:9.1f} {v[3]:9.1f} {r[7]:>8}")
+    print(f"{loss*100:4.1f}% {size:6d} {tr:>10} {v[0]:8.1f} {v[1]:8.1f} {v[2]:9.1f} {v[3]:9.1f} {r[7]:>8}")
     out.append(dict(loss=loss, size=size, transport=tr, min_us=v[0], p50_us=v[1],
                     p99_us=v[2], p999_us=v[3], dropped=r[7]))
 if sys.argv[2]:
