@@ -424,7 +424,8 @@ def part_latency():
     if not d:
         return
     md.append('Round trip in µs on the pair fabric (MTU 1500), one connection. xroce: '
-              'WRITE_WITH_IMM ping-pong (`xroce perf client --mode lat`); UDP and TCP: sockperf '
+              'WRITE_WITH_IMM ping-pong (`xroce perf client --mode lat`), both ends busy-polling '
+              '(xroce) or sleeping on the completion event (xroce-wait, `--wait`); UDP and TCP: sockperf '
               'ping-pong (TCP_NODELAY; messages below 14 B are sent as 14 B, its header). '
               '"p99 vs 0%": this p99 over the same transport\'s loss-free p99. Target: xroce\'s '
               'median and p99 below UDP\'s and TCP\'s; at 1% loss its p99 at most 2× the loss-free one.')
@@ -461,7 +462,7 @@ def part_latency():
         md.append('')
     sizes = sorted({r['size'] for r in d})
     losses = sorted({r['loss'] for r in d})
-    trs = ['xroce', 'udp', 'tcp']
+    trs = [t for t in ('xroce', 'xroce-wait', 'udp', 'tcp') if any(r['transport'] == t for r in d)]
     dat = os.path.join(TMP, 'lat.dat')
     with open(dat, 'w') as f:
         for li, l in enumerate(losses):
@@ -471,7 +472,7 @@ def part_latency():
                     r = next((r for r in d if r['loss'] == l and r['size'] == s and r['transport'] == t), None)
                     v = [r[k] if r else float('nan') for k in ('min_us', 'p50_us', 'p99_us', 'p999_us')]
                     v = ['?' if math.isnan(x) else '%g' % x for x in v]
-                    f.write('%g %s\n' % (si + (ti - 1) * 0.22, ' '.join(v)))
+                    f.write('%g %s\n' % (si + (ti - (len(trs) - 1) / 2) * 0.18, ' '.join(v)))
                 f.write('\n\n')
     png = os.path.join(OUT, 'latency.png')
     tics = ', '.join('"%d B" %d' % (s, i) for i, s in enumerate(sizes))
