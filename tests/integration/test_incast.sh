@@ -16,9 +16,12 @@
 #     at their fair share, cannot make up for time off the CPU (a 32-packet
 #     pacing bucket is ~3 ms at 110 Mbit/s, while on a host shared with
 #     other work they wait tens of ms for a CPU).  So if the CPUs were more
-#     than 25% busy in the second before the run, a shortfall is printed as
-#     NOT ASSERTED (host busy) instead of failing; XR_INCAST_STRICT=1
-#     asserts it regardless;
+#     than 25% busy in the second before the run, or if the hypervisor
+#     took more than 15% of the CPU time during it (steal in /proc/stat;
+#     healthy runs here see 0-7%, and a run at half the goodput with
+#     hundreds of spurious timeouts and no drop anywhere was seen once in
+#     ten suites), a shortfall is printed as NOT ASSERTED (host busy)
+#     instead of failing; XR_INCAST_STRICT=1 asserts it regardless;
 #   - no collapse: every sender gets >= 30% of the fair share;
 #   - no congestion loss: the bottleneck's tbf dropped nothing (marks and
 #     hints keep its 20 ms queue from overflowing).
@@ -49,6 +52,11 @@ def snap():
 t0, i0 = snap(); time.sleep(1); t1, i1 = snap()
 print("%.3f" % (1 - (i1 - i0) / (t1 - t0) if t1 > t0 else 0))')
 
+# CPU time the hypervisor took from this VM (steal) during the run: the
+# senders cannot keep their pace through it.
+cpu_snap() { head -1 /proc/stat; }
+STAT0=$(cpu_snap)
+
 # The benchmark cleans up after itself (namespaces, processes) on any
 # signal; on ours it gets a TERM.  Run in the background so that our
 # traps run at once.
@@ -58,13 +66,20 @@ BENCH=$!
 xr_cleanup_push "kill $BENCH 2>/dev/null; wait $BENCH"
 rc=0
 wait "$BENCH" || rc=$?
+STEAL=$(python3 -c '
+import sys
+a, b = ([int(x) for x in l.split()[1:]] for l in sys.argv[1:3])
+d = [y - x for x, y in zip(a, b)]
+print("%.3f" % (d[7] / sum(d) if sum(d) > 0 else 0))' "$STAT0" "$(cpu_snap)")
 sed 's/^/  /' "$TMP/bench.out"
+echo "  CPU time stolen by the hypervisor during the run: $(python3 -c "print('%.1f%%' % (100 * $STEAL))")"
 [ "$rc" -eq 0 ] || xr_die "tests/bench/incast.sh failed (exit $rc)"
 
-python3 - "$TMP/rows.json" "$N" "$RATE" "$BUSY" "${XR_INCAST_STRICT:-0}" <<'PY'
+python3 - "$TMP/rows.json" "$N" "$RATE" "$BUSY" "${XR_INCAST_STRICT:-0}" "$STEAL" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))
 n, rate, busy, strict = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5] == '1'
+steal = float(sys.argv[6])
 cap = rate * 0.95 * 1408 / 1514  # incast.sh: --hint-frac 0.95 of the payload capacity
 fails = []
 def check(ok, what):
@@ -90,11 +105,11 @@ check(r['jain_run'] >= 0.9, 'Jain index over the run %.3f >= 0.9 (target 0.95: %
          'never' if r['t_conv_ms'] is None else '%d ms' % r['t_conv_ms']))
 what = ('aggregate goodput %.1f Mbit/s = %.1f%% of the %d Mbit/s bottleneck (>= 70%%)'
         % (r['goodput_mbps'], 100 * r['goodput_frac'], rate))
-if r['goodput_frac'] >= 0.7 or strict or busy <= 0.25:
+if r['goodput_frac'] >= 0.7 or strict or (busy <= 0.25 and steal <= 0.15):
     check(r['goodput_frac'] >= 0.7, what)
 else:
-    print('  NOT ASSERTED (host busy: CPUs %.0f%% busy before the run; XR_INCAST_STRICT=1 '
-          'asserts it) %s' % (100 * busy, what))
+    print('  NOT ASSERTED (host busy: CPUs %.0f%% busy before the run, %.0f%% stolen during '
+          'it; XR_INCAST_STRICT=1 asserts it) %s' % (100 * busy, 100 * steal, what))
 check(r['min_share'] >= 0.3, 'no collapse: smallest sender %.2f of the fair share (>= 0.3); '
       'per sender Mbit/s %s' % (r['min_share'], ' '.join('%.0f' % x for x in r['sender_mbps'])))
 check(r['tbf_drops'] == 0, 'no drops at the bottleneck (tbf %d; retransmissions %d, '
