@@ -527,6 +527,7 @@ int cmd_send(int argc, char **argv)
 	int c, rc, fd = -1, result = -1;
 	bool have_n = false, done_posted = false, done_completed = false;
 	double t0, t1, waiting_since = 0;
+	uint32_t give_up_ms;
 
 	while ((c = getopt_long(argc, argv, ":" COMMON_SHORT "n:f:w:", opts, NULL)) != -1) {
 		switch (c) {
@@ -609,6 +610,8 @@ int cmd_send(int argc, char **argv)
 		goto done;
 	}
 	xr_hash_init(&hs);
+	/* The QP's own peer timeout (the library's 2 s unless -t). */
+	give_up_ms = co.timeout_ms ? co.timeout_ms : 2000;
 	t0 = now_s();
 	for (;;) {
 		struct xroce_wc wc[16];
@@ -722,10 +725,10 @@ int cmd_send(int argc, char **argv)
 			waiting_since = 0;
 		} else if (!waiting_since) {
 			waiting_since = now_s();
-		} else if ((now_s() - waiting_since) * 1000 > (co.timeout_ms ? co.timeout_ms : 2000)) {
+		} else if ((now_s() - waiting_since) * 1000 > give_up_ms) {
 			rc = xr_err("send", -ETIMEDOUT, "nothing from the receiver within "
-				    "%u ms while waiting for its %s", co.timeout_ms ?
-				    co.timeout_ms : 2000, off < total ? "credit" : "verdict");
+				    "%u ms while waiting for its %s", give_up_ms,
+				    off < total ? "credit" : "verdict");
 			goto done;
 		}
 	}

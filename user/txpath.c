@@ -157,17 +157,6 @@ static bool arrived(const struct xr_ack_view *a, uint32_t psn)
 	return (a->sack[bit / 64] >> (bit % 64)) & 1;
 }
 
-/* PSNs the timer or abandon_all gave up on may show up in a later ACK:
- * report them (XR_TXI_LATE) so their retransmission can be cancelled.
- * end = one past the highest PSN this ACK reports arrived.
- *
- * A SACK bit always proves arrival.  The cumulative ack does only if the
- * receiver cannot have moved it over these PSNs because of a psn_base we
- * sent after giving up on them (xr_rxw_forward): true when the ACK was
- * triggered by a packet sent before that (ack_psn < late_hi), because the
- * path is ordered, so the receiver had seen no later packet yet.  The
- * trigger must have been new (not XR_AF_DUP) and consistent with that
- * (cack <= ack_psn + 1): a duplicate of an old PSN can arrive any time. */
 /* A late ACK triggered by s, an expired PSN, d after its transmission:
  * the timer was early by at least d - RTO; raise the floor (txpath.h). */
 static void learn_floor(struct xr_txpath *p, const struct xr_txslot *s,
@@ -204,6 +193,17 @@ static void decay_floor(struct xr_txpath *p, uint64_t now)
 	p->floor_at_ns = now;
 }
 
+/* PSNs the timer or abandon_all gave up on may show up in a later ACK:
+ * report them (XR_TXI_LATE) so their retransmission can be cancelled.
+ * end = one past the highest PSN this ACK reports arrived.
+ *
+ * A SACK bit always proves arrival.  The cumulative ack does only if the
+ * receiver cannot have moved it over these PSNs because of a psn_base we
+ * sent after giving up on them (xr_rxw_forward): true when the ACK was
+ * triggered by a packet sent before that (ack_psn < late_hi), because the
+ * path is ordered, so the receiver had seen no later packet yet.  The
+ * trigger must have been new (not XR_AF_DUP) and consistent with that
+ * (cack <= ack_psn + 1): a duplicate of an old PSN can arrive any time. */
 static void late_scan(struct xr_txpath *p, const struct xr_ack_view *a,
 		      uint32_t end, uint64_t t_ack, struct xr_ack_result *res)
 {
