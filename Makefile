@@ -29,12 +29,12 @@ BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Werror -Wno-unused-function \
 	-Iinclude -Ibpf -I/usr/include/$(MULTIARCH)
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_HDRS := $(wildcard bpf/lib/*.h) $(wildcard include/xroce/*.h)
+BPF_HDRS := $(wildcard bpf/lib/*.h) $(wildcard include/xroce/*.h include/contract/*.h)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
 LIB_SRCS := $(wildcard user/*.c)
-LIB_HDRS := $(wildcard user/*.h) $(wildcard include/xroce/*.h)
+LIB_HDRS := $(wildcard user/*.h) $(wildcard include/xroce/*.h include/contract/*.h)
 LIB_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB_SAN_OBJS := $(patsubst user/%.c,$(BUILD)/san/%.o,$(LIB_SRCS))
 

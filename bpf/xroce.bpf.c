@@ -14,17 +14,16 @@
  *  probe   answer in place with a probe reply (XDP_TX).
  *  other   XDP_PASS, untouched.
  *
- * Maps and records: include/xroce/abi.h.  Wire format: include/xroce/wire.h.
+ * Maps and records: include/contract/abi.h.  Wire format: include/contract/wire.h.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 
-#define XR_INLINE static inline __attribute__((always_inline))
-
-#include "xroce/abi.h"
+#include "contract/inline.h"
+#include "contract/abi.h"
 #include "lib/parse.h"
-#include "lib/rxwin.h"
+#include "contract/rxwin.h"
 #include "lib/udp_csum.h"
 #include "lib/place.h"
 #include "lib/reply.h"

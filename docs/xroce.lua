@@ -2,7 +2,7 @@
 --
 -- xroce.lua: Wireshark / tshark dissector for the xroce transport.
 --
--- The wire format is include/xroce/wire.h (docs/PROTOCOL.md explains it);
+-- The wire format is include/contract/wire.h (docs/PROTOCOL.md explains it);
 -- this file mirrors its sizes and offsets.  Every multi-byte field is
 -- big-endian.  One xroce header per UDP datagram:
 --
@@ -33,7 +33,7 @@
 
 local xr = Proto("xroce", "xroce transport")
 
--- Constants from include/xroce/wire.h -------------------------------------
+-- Constants from include/contract/wire.h -------------------------------------
 local XR_VERSION = 1
 local T_DATA, T_ACK, T_NAK, T_CTRL, T_PROBE, T_PROBE_REPLY = 1, 2, 3, 4, 5, 6
 local DATA_LEN, ACK_LEN, PROBE_LEN, CTRL_LEN = 64, 80, 32, 192

@@ -31,7 +31,7 @@
 #include "xdpif.h"
 #include "xrcfg.h"
 #include "xroce.skel.h"
-#include "xroce/abi.h"
+#include "contract/abi.h"
 
 #define CMD "attach"
 /* xr_msgs has max_conns * XR_MSG_SLOTS entries: keep that below 2^32. */

@@ -29,7 +29,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "xdpif.h"
-#include "xroce/abi.h"
+#include "contract/abi.h"
 
 #define CMD "stats"
 #define MAX_DOMAINS 256

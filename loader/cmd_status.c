@@ -25,7 +25,7 @@
 #include "statnames.h"
 #include "xdpif.h"
 #include "xrcfg.h"
-#include "xroce/abi.h"
+#include "contract/abi.h"
 
 #define CMD "status"
 /* Text output lists this many connections per program; --json all. */

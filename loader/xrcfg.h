@@ -9,7 +9,7 @@
 #define XR_LOADER_XRCFG_H
 
 #include <stddef.h>
-#include "xroce/abi.h"
+#include "contract/abi.h"
 
 int xr_cfg_read(int cfg_fd, struct xr_cfg *c);
 int xr_cfg_write(int cfg_fd, const struct xr_cfg *c);

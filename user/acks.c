@@ -19,7 +19,7 @@
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#include "lib/rxwin.h"
+#include "contract/rxwin.h"
 #pragma GCC diagnostic pop
 
 void xr_qp_release_wr(struct xroce_qp *qp, struct xr_swr *w)

@@ -7,8 +7,8 @@
 #include <bpf/libbpf.h>
 
 #include "bpfmaps.h"
-#include "xroce/abi.h"
-#include "xroce/txrun.h"
+#include "contract/abi.h"
+#include "contract/txring.h"
 
 #define XR_PROG_NAME "xroce_xdp"
 

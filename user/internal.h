@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 
 #include "xroce/xroce.h"
-#include "xroce/abi.h"
+#include "contract/abi.h"
 #include "bpfmaps.h"
 #include "cc.h"
 #include "heap.h"

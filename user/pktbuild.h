@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "xroce/wire.h"
+#include "contract/wire.h"
 
 #define XR_TMPL_MAX 62 /* 14 + 40 + 8 */
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "statnames.h"
-#include "xroce/abi.h"
+#include "contract/abi.h"
 
 /* Indexed by the enum, so reordering abi.h cannot mismatch names.  A
  * counter added to the enum without a name here leaves a NULL hole, which

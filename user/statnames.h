@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Printable names for the enums of include/xroce/abi.h that tools show:
+ * Printable names for the enums of include/contract/abi.h that tools show:
  * the XDP program's counters (enum xr_stat, map xr_stats), connection
  * states (enum xr_conn_state) and configuration flags (XR_CFG_*).  One table for every user (the `xroce`
  * command, the library's telemetry, tests), so a counter has the same name

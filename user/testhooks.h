@@ -29,7 +29,7 @@
 #include <netinet/in.h>
 
 #include "xroce/xroce.h"
-#include "xroce/wire.h"
+#include "contract/wire.h"
 
 struct xr_test_dev_attr {
 	int nplanes;             /* 1..XROCE_MAX_PLANES */

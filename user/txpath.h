@@ -67,7 +67,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "xroce/abi.h"
+#include "contract/abi.h"
 #include "rtt.h"
 
 #define XR_TXPATH_WIN XR_SACK_BITS /* PSNs in flight per path, at most */

@@ -4,7 +4,7 @@
  * descriptors shared with the XDP program attached to the plane's
  * interface, and the BPF_PROG_TEST_RUN (BPF_F_TEST_XDP_LIVE_FRAMES) that
  * turns them into frames sent with XDP_TX.  The contract with XDP is
- * include/xroce/txrun.h.  No policy: the caller fills descriptors and
+ * include/contract/txring.h.  No policy: the caller fills descriptors and
  * decides when to flush.
  */
 #ifndef XR_USER_TXRUN_H
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "xroce/txrun.h"
+#include "contract/txring.h"
 
 struct xr_txrun {
 	int prog_fd;                /* the XDP program attached to the plane */

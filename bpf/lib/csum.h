@@ -11,9 +11,7 @@
 
 #include <linux/types.h>
 
-#ifndef XR_INLINE
-#define XR_INLINE static inline __attribute__((always_inline))
-#endif
+#include "contract/inline.h"
 
 XR_INLINE void xr_csum_replace2(__u16 *csum, __u16 old_word, __u16 new_word)
 {

@@ -15,9 +15,7 @@
 #include <linux/in.h>
 #include <bpf/bpf_endian.h>
 
-#ifndef XR_INLINE
-#define XR_INLINE static inline __attribute__((always_inline))
-#endif
+#include "contract/inline.h"
 
 struct xr_hdrs {
 	struct ethhdr *eth;

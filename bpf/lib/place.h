@@ -18,11 +18,9 @@
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-#include "xroce/abi.h"
+#include "contract/abi.h"
 
-#ifndef XR_INLINE
-#define XR_INLINE static inline __attribute__((always_inline))
-#endif
+#include "contract/inline.h"
 
 /* The largest payload (XR_MAX_PKT_PAYLOAD, abi.h) spans at most 3 pages. */
 #define XR_PLACE_MAX_PAGES 3

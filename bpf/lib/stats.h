@@ -7,7 +7,7 @@
 #define XR_LIB_STATS_H
 
 #include <bpf/bpf_helpers.h>
-#include "xroce/abi.h"
+#include "contract/abi.h"
 
 XR_INLINE void xr_count_n(__u32 idx, __u64 n)
 {

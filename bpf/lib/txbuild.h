@@ -2,7 +2,7 @@
 /*
  * Frames from descriptors, one job: turn the frame an XDP program was
  * handed (a test-run trigger) into the frame a transmit descriptor
- * describes (include/xroce/txrun.h): resize it, write the prebuilt headers,
+ * describes (include/contract/txring.h): resize it, write the prebuilt headers,
  * copy the payload pieces out of a domain's memory map.  Validation of the
  * trigger and the ring is the caller's; this code refuses any size or
  * offset that would leave the descriptor, a page or the frame.
@@ -19,8 +19,8 @@
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
-#include "xroce/abi.h"
-#include "xroce/txrun.h"
+#include "contract/abi.h"
+#include "contract/txring.h"
 
 #ifndef XR_INLINE
 #define XR_INLINE static inline __attribute__((always_inline))

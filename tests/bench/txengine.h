@@ -20,7 +20,7 @@
 #define XR_BENCH_TXENGINE_H
 
 #include <linux/types.h>
-#include "xroce/wire.h"
+#include "contract/wire.h"
 
 /* Eth + IPv4 + UDP, then the 64-byte xroce data header. */
 #define TXE_L3_OFF 14

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * bpf_txbuild: the XDP program's transmit builder (the test-run engine,
- * include/xroce/txrun.h) on crafted triggers, through
+ * include/contract/txring.h) on crafted triggers, through
  * bpf_prog_test_run_opts.  A ring and a memory map are set up as libxroce
  * sets them up; each row writes a descriptor, runs the program on a trigger
  * and checks the verdict, the output frame byte for byte against what
@@ -26,8 +26,8 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "xroce/abi.h"
-#include "xroce/txrun.h"
+#include "contract/abi.h"
+#include "contract/txring.h"
 #include "pktbuild.h"
 #include "xroce.skel.h"
 

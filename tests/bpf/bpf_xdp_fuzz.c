@@ -107,7 +107,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "xroce/abi.h"
+#include "contract/abi.h"
 #include "xroce.skel.h"
 #include "statnames.h"
 #include "frames.h"

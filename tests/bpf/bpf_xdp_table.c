@@ -63,7 +63,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "xroce/abi.h"
+#include "contract/abi.h"
 #include "xroce.skel.h"
 #include "frames.h"
 #include "xdp_rows.h"

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 #include <string.h>
-#include "xroce/wire.h"
+#include "contract/wire.h"
 #include "frames.h"
 #include "fuzz_world.h"
 #include "fuzz_model.h"

@@ -7,8 +7,8 @@
  * windows and message slots afterwards.  bpf_xdp_fuzz.c compares all of it
  * with what the real program did.
  *
- * Written from the documented behaviour (include/xroce/wire.h, abi.h, the
- * comments of bpf/xroce.bpf.c and bpf/lib/rxwin.h) in the plainest C there
+ * Written from the documented behaviour (include/contract/wire.h, abi.h, the
+ * comments of bpf/xroce.bpf.c and include/contract/rxwin.h) in the plainest C there
  * is: windows are arrays of flags moved one PSN at a time, no bit tricks,
  * nothing shared with the BPF code but the headers' types and constants,
  * so that a bug in the program's bit arithmetic is not repeated here.
@@ -20,7 +20,7 @@
 #include <linux/bpf.h>
 #include <stdint.h>
 #include <string.h>
-#include "xroce/abi.h"
+#include "contract/abi.h"
 #include "frames.h"
 #include "fuzz_world.h"
 
@@ -145,7 +145,7 @@ static int m_psn_accept(struct m_path *p, uint32_t psn)
 
 /* The CSN window.  csn_next moves over arrived CSNs, but by design over
  * at most the rest of its 64-CSN ring word and the next word per packet
- * (bpf/lib/rxwin.h); later packets catch up. */
+ * (include/contract/rxwin.h); later packets catch up. */
 static int m_csn_accept(struct m_rx *r, uint32_t csn)
 {
 	int32_t d = m_diff(csn, r->csn_next);

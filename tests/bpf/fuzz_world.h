@@ -43,7 +43,7 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "xroce/abi.h"
+#include "contract/abi.h"
 
 #define FZ_PORT XR_DEFAULT_UDP_PORT
 

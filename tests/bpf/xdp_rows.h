@@ -9,7 +9,7 @@
 #define XR_TEST_XDP_ROWS_H
 
 #include <stdint.h>
-#include "xroce/abi.h"
+#include "contract/abi.h"
 #include "frames.h"
 
 /* ---- the world every scenario starts from ------------------------------ */

@@ -33,7 +33,7 @@ LIBS=(-lbpf -lelf -lz -lm -lpthread)
 
 mkdir -p "$OBJ"
 # Objects are rebuilt when their source or any header is newer.
-newest_hdr=$(find user include/xroce bpf/lib tests/fuzz -name '*.h' -printf '%T@ %p\n' |
+newest_hdr=$(find user include bpf/lib tests/fuzz -name '*.h' -printf '%T@ %p\n' |
 	sort -n | tail -1 | cut -d' ' -f2-)
 compile() { # SRC OBJ FLAGS...
 	local src=$1 obj=$2

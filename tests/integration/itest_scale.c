@@ -25,7 +25,7 @@
 #include <time.h>
 
 #include "xroce/xroce.h"
-#include "xroce/abi.h"
+#include "contract/abi.h"
 
 #define PORT 4799
 #define SLOT 4096

@@ -208,7 +208,7 @@ eq "port" "$(jq_py 'j["programs"][0]["config"]["udp_port"]')" 4793
 eq "flags" "$(jq_py '",".join(j["programs"][0]["config"]["flags"])')" verify_csum
 # Every enumerator of enum xr_stat but XR_STAT_MAX has a counter.
 eq "all counters named" "$(jq_py 'len(j["programs"][0]["stats"]) + 1')" \
-	"$(grep -cE '^\s*XR_STAT_[A-Z_]+( = [0-9]+)?,' include/xroce/abi.h)"
+	"$(grep -cE '^\s*XR_STAT_[A-Z_]+( = [0-9]+)?,' include/contract/abi.h)"
 
 # Attaching again: reported, nothing replaced.
 xr "$N" attach p0
@@ -251,7 +251,7 @@ eq "bad-version datagrams to the data port dropped and counted" \
 eq "ARP and the other datagram passed and counted" "$(jq_py 'j["programs"][0]["stats"]["pass"] >= 2')" True
 
 # ---- domains, MRs and connections in the maps are listed -----------------
-# Entries written with bpftool in the layouts of include/xroce/abi.h, as
+# Entries written with bpftool in the layouts of include/contract/abi.h, as
 # the library would; status must decode them.
 MAPS=$(jq_py '" ".join("%s=%d" % kv for kv in j["programs"][0]["map_ids"].items())')
 map_id() { tr ' ' '\n' <<<"$MAPS" | sed -n "s/^$1=//p"; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_txrun.sh: the test-run transmit engine (XROCE_TX_ENGINE=test_run:
 # frames built by the XDP program from descriptors, sent by XDP_TX out of
-# BPF_PROG_TEST_RUN with live frames; include/xroce/txrun.h) end to end.
+# BPF_PROG_TEST_RUN with live frames; include/contract/txring.h) end to end.
 #
 #   - the default engine on veth is this one (AF_XDP would be copy mode), so
 #     the rest of the suite runs on it; test_transfer.sh --quick here runs

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Unit tests of congestion control, path state and path selection
  * (user/cc.c), driven by a fake clock.  A round sends what the windows
- * allow, the receiver (bpf/lib/rxwin.h, as XDP runs it) takes the packets
+ * allow, the receiver (include/contract/rxwin.h, as XDP runs it) takes the packets
  * that survive, and every arriving packet is ACKed, the ACKs processed in
  * the order they arrive (paths may have different RTTs). */
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include "cc.h"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#include "lib/rxwin.h"
+#include "contract/rxwin.h"
 #pragma GCC diagnostic pop
 
 #define US 1000ull

@@ -2,7 +2,7 @@
 /*
  * A small discrete-event simulation driven by the library's own state
  * machines: senders run user/txpath.c + user/cc.c (+ user/rtt.c), the
- * receiver runs bpf/lib/rxwin.h exactly as the XDP program does (per-path
+ * receiver runs include/contract/rxwin.h exactly as the XDP program does (per-path
  * PSN window, per-connection CSN placement).  Between them: per-path
  * propagation delays and one bottleneck link of fixed capacity whose FIFO
  * marks CE above K packets and drops above 256 (a veth ring), optionally
@@ -28,7 +28,7 @@
 #include "cc.h"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#include "lib/rxwin.h"
+#include "contract/rxwin.h"
 #pragma GCC diagnostic pop
 
 #define US 1000ull

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * The receive windows of bpf/lib/rxwin.h, the very code the XDP program
+ * The receive windows of include/contract/rxwin.h, the very code the XDP program
  * runs, compiled for userspace: per-path cumulative PSN + 256-bit SACK
  * bitmap, psn_base forwarding, and the connection's CSN ring, including
  * 32-bit wrap-around, checked against a simple reference model.
@@ -15,7 +15,7 @@
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#include "lib/rxwin.h"
+#include "contract/rxwin.h"
 #pragma GCC diagnostic pop
 
 /* Reference model of one path: the set of PSNs received, as a sorted list

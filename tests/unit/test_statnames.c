@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The name tables of user/statnames.c: every counter, connection state and
- * configuration flag of include/xroce/abi.h has a name, names are unique identifiers, and
+ * configuration flag of include/contract/abi.h has a name, names are unique identifiers, and
  * lookups by name give the enum value back.  Fails when someone adds a
  * counter to enum xr_stat and forgets its name.
  */
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "statnames.h"
-#include "xroce/abi.h"
+#include "contract/abi.h"
 
 static int is_identifier(const char *s)
 {

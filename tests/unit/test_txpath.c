@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /* Unit tests of the per-path send window and loss detection
  * (user/txpath.c), driven by a fake clock.  The randomised tests generate
- * ACKs with the receiver's own window code (bpf/lib/rxwin.h). */
+ * ACKs with the receiver's own window code (include/contract/rxwin.h). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +16,7 @@
  * pragmas mean nothing to gcc. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#include "lib/rxwin.h"
+#include "contract/rxwin.h"
 #pragma GCC diagnostic pop
 
 #define US 1000ull

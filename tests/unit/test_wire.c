@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "pktbuild.h"
-#include "xroce/wire.h"
+#include "contract/wire.h"
 
 /* RFC 1071, one 16-bit big-endian word at a time. */
 static uint16_t ref_sum(const uint8_t *p, size_t n, uint32_t acc)

@@ -52,7 +52,7 @@
 
 #include "csum.h"
 #include "xsk.h"
-#include "xroce/wire.h"
+#include "contract/wire.h"
 
 #define TEST_ETHERTYPE 0x88b5 /* IEEE local experimental */
 #define MAX_PAIRS 2

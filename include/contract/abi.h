@@ -16,8 +16,8 @@
  *
  * Compiles for BPF and userspace: only <linux/types.h> types.
  */
-#ifndef XROCE_ABI_H
-#define XROCE_ABI_H
+#ifndef XR_CONTRACT_ABI_H
+#define XR_CONTRACT_ABI_H
 
 #include <linux/types.h>
 #include <linux/bpf.h> /* struct bpf_spin_lock */
@@ -49,7 +49,7 @@
 #define XR_MAX_PKT_PAYLOAD 8192
 /* A sender keeps every CSN it sends below its oldest unacknowledged CSN +
  * XR_CSN_SEND_WIN: half the receive window, because the receiver moves its
- * window base lazily (see xr_csn_accept in bpf/lib/rxwin.h). */
+ * window base lazily (see xr_csn_accept in include/contract/rxwin.h). */
 #define XR_CSN_SEND_WIN (XR_CSN_WIN / 2)
 #define XR_MSG_SLOTS 256       /* messages in flight per connection */
 #define XR_DEFAULT_MAX_CONNS 8192
@@ -383,4 +383,4 @@ _Static_assert(sizeof(struct xr_mr) == 40, "mr size");
 _Static_assert(sizeof(struct xr_telem_path) == 88, "telem path size");
 _Static_assert(sizeof(struct xr_telem_hdr) == 64, "telem header size");
 
-#endif /* XROCE_ABI_H */
+#endif /* XR_CONTRACT_ABI_H */

@@ -12,8 +12,8 @@
  * <linux/types.h>) and for userspace C, so it uses only __u8.. __u64 types
  * and no libc.
  */
-#ifndef XROCE_WIRE_H
-#define XROCE_WIRE_H
+#ifndef XR_CONTRACT_WIRE_H
+#define XR_CONTRACT_WIRE_H
 
 #include <linux/types.h>
 
@@ -349,4 +349,4 @@ static inline __s32 xr_seq_diff(__u32 a, __u32 b)
 	return (__s32)(a - b);
 }
 
-#endif /* XROCE_WIRE_H */
+#endif /* XR_CONTRACT_WIRE_H */

@@ -32,8 +32,8 @@
  *
  * Compiles for BPF and userspace: <linux/types.h> types only.
  */
-#ifndef XROCE_TXRUN_H
-#define XROCE_TXRUN_H
+#ifndef XR_CONTRACT_TXRING_H
+#define XR_CONTRACT_TXRING_H
 
 #include <linux/types.h>
 
@@ -98,4 +98,4 @@ _Static_assert(sizeof(struct xr_txr_ctl) == sizeof(struct xr_txr_desc),
 _Static_assert(sizeof(struct xr_txr_trigger) <= XR_TXR_TRIGGER_LEN, "trigger");
 _Static_assert(__builtin_offsetof(struct xr_txr_trigger, secret) == 26, "trigger");
 
-#endif /* XROCE_TXRUN_H */
+#endif /* XR_CONTRACT_TXRING_H */

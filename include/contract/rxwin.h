@@ -12,15 +12,13 @@
  *            on another path has a new PSN but the same CSN); the PSN only
  *            feeds the path's ACK, which is how the sender finds losses.
  */
-#ifndef XR_LIB_RXWIN_H
-#define XR_LIB_RXWIN_H
+#ifndef XR_CONTRACT_RXWIN_H
+#define XR_CONTRACT_RXWIN_H
 
 #include <linux/types.h>
-#include "xroce/abi.h"
+#include "abi.h"
 
-#ifndef XR_INLINE
-#define XR_INLINE static inline __attribute__((always_inline))
-#endif
+#include "inline.h"
 
 enum xr_rxw_verdict {
 	XR_RXW_NEW = 0, /* first time seen */
@@ -232,4 +230,4 @@ XR_INLINE int xr_csn_accept(struct xr_rx_state *st, __u32 csn)
 	return XR_RXW_NEW;
 }
 
-#endif /* XR_LIB_RXWIN_H */
+#endif /* XR_CONTRACT_RXWIN_H */
