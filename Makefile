@@ -3,7 +3,7 @@
 # packages the build and the tests need.
 #
 #   bpf/*.bpf.c        -> build/bpf/*.bpf.o + build/*.skel.h (bpftool)
-#   user/*.c           -> build/libxroce.a, build/libxroce.so, xroce.pc
+#   user/<layer>/*.c   -> build/libxroce.a, build/libxroce.so, xroce.pc
 #   loader/*.c         -> build/xroce          (the command)
 #   tests/unit/test_*.c-> build/tests/test_*   (cmocka, ASan + UBSan)
 #   tests/bpf/*.c      -> build/tests/bpf_*    (bpf_prog_test_run tables)
@@ -21,7 +21,25 @@ VERSION := 0.1.0
 
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g
-XCFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -Ibpf -I$(BUILD) -fPIC
+BASE_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -fPIC
+
+# The library's layers, bottom up.  A layer sees only its own folder and
+# the folders of the layers it is built on, so an include that reaches
+# upwards does not compile (tests/lint/layers.sh checks the rest).
+#   util    shared with the xroce command: finding maps, counter names
+#   algo    pure algorithms, clock injected: cc, txpath, rtt, heap, csum
+#   io      AF_XDP, XDP-built frames, netlink routes, frame templates
+#   engine  the transport: devices, QPs, progress, control plane
+#   api     the public xroce_* calls (include/xroce/xroce.h)
+LAYERS := util algo io engine api
+LAYER_INC_util := -Iuser/util
+LAYER_INC_algo := -Iuser/algo
+LAYER_INC_io := -Iuser/io -Iuser/algo
+LAYER_INC_engine := -Iuser/engine -Iuser/io -Iuser/algo -Iuser/util
+LAYER_INC_api := -Iuser/engine
+# Tests and fuzzers see every layer.
+LIB_INTERNAL_CFLAGS := -Iinclude $(foreach l,$(LAYERS),-Iuser/$(l)) -Ibpf -I$(BUILD)
+XCFLAGS := $(BASE_CFLAGS) $(LIB_INTERNAL_CFLAGS)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LIBS := -lbpf -lelf -lz -lpthread -lm
 
@@ -33,10 +51,11 @@ BPF_HDRS := $(wildcard bpf/lib/*.h) $(wildcard include/xroce/*.h include/contrac
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 
-LIB_SRCS := $(wildcard user/*.c)
-LIB_HDRS := $(wildcard user/*.h) $(wildcard include/xroce/*.h include/contract/*.h)
+LIB_SRCS := $(foreach l,$(LAYERS),$(wildcard user/$(l)/*.c))
+LIB_HDRS := $(wildcard user/*/*.h) $(wildcard include/xroce/*.h include/contract/*.h)
 LIB_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB_SAN_OBJS := $(patsubst user/%.c,$(BUILD)/san/%.o,$(LIB_SRCS))
+LIB_MAP := user/libxroce.map
 
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
@@ -73,15 +92,18 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/obj/%.o: user/%.c $(LIB_HDRS) | $(SKELS)
+# $(call layer_of,build/obj/engine/qp.o) = engine
+layer_of = $(word 3,$(subst /, ,$(1)))
+
+$(BUILD)/obj/%.o: user/%.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(XCFLAGS) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(LAYER_INC_$(call layer_of,$@)) -c $< -o $@
 
-$(BUILD)/san/%.o: user/%.c $(LIB_HDRS) | $(SKELS)
+$(BUILD)/san/%.o: user/%.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(call msg,CC-SAN,$@)
-	$(Q)$(CC) $(XCFLAGS) $(SAN) -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(LAYER_INC_$(call layer_of,$@)) $(SAN) -c $< -o $@
 
 $(BUILD)/libxroce.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
@@ -91,9 +113,12 @@ $(BUILD)/libxroce-san.a: $(LIB_SAN_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/libxroce.so: $(LIB_OBJS)
+# Only the public API is exported (the version script); the command and the
+# tests link the archive, which keeps the internal symbols they use.
+$(BUILD)/libxroce.so: $(LIB_OBJS) $(LIB_MAP)
 	$(call msg,LD,$@)
-	$(Q)$(CC) -shared -Wl,-soname,libxroce.so.0 -o $@ $^ $(LIBS)
+	$(Q)$(CC) -shared -Wl,-soname,libxroce.so.0 -Wl,--version-script=$(LIB_MAP) \
+		-o $@ $(LIB_OBJS) $(LIBS)
 
 $(BUILD)/xroce.pc: xroce.pc.in
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -101,7 +126,7 @@ $(BUILD)/xroce.pc: xroce.pc.in
 $(BUILD)/loader/%.o: loader/%.c $(LIB_HDRS) $(wildcard loader/*.h) $(SKELS)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(XCFLAGS) -Iloader -DXROCE_VERSION='"$(VERSION)"' -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) -Iuser/util -I$(BUILD) -Iloader -DXROCE_VERSION='"$(VERSION)"' -c $< -o $@
 
 $(BUILD)/xroce: $(LOADER_OBJS) $(BUILD)/libxroce.a
 	$(call msg,LD,$@)
@@ -109,11 +134,11 @@ $(BUILD)/xroce: $(LOADER_OBJS) $(BUILD)/libxroce.a
 
 $(BUILD)/xroce-%: examples/%.c $(BUILD)/libxroce.a $(LIB_HDRS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(XCFLAGS) -o $@ $< $(BUILD)/libxroce.a $(LIBS)
+	$(Q)$(CC) $(BASE_CFLAGS) -o $@ $< $(BUILD)/libxroce.a $(LIBS)
 
 $(BUILD)/xrfabric: $(FABRIC_SRCS) $(wildcard tests/fabric/*.h) $(SKELS)
 	$(call msg,LD,$@)
-	$(Q)$(CC) $(XCFLAGS) -Itests/fabric -o $@ $(FABRIC_SRCS) $(LIBS)
+	$(Q)$(CC) $(BASE_CFLAGS) -Ibpf -I$(BUILD) -Itests/fabric -o $@ $(FABRIC_SRCS) $(LIBS)
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libxroce-san.a $(BPF_HDRS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
@@ -128,7 +153,7 @@ $(BUILD)/tests/bpf_%: tests/bpf/bpf_%.c $(wildcard tests/bpf/*.h) $(SKELS) $(BUI
 $(BUILD)/tests/itest_%: tests/integration/itest_%.c $(BUILD)/libxroce-san.a $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(XCFLAGS) $(SAN) -o $@ $< $(BUILD)/libxroce-san.a $(LIBS)
+	$(Q)$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $< $(BUILD)/libxroce-san.a $(LIBS)
 
 # ---- tests ------------------------------------------------------------
 unit: $(UNIT_BINS)
@@ -141,7 +166,7 @@ integration: all
 	$(Q)bash tests/run-all.sh integration
 
 lint:
-	$(Q)bash tests/lint.sh
+	$(Q)bash tests/lint/static.sh && bash tests/lint/layers.sh
 
 # Everything the README's test command runs.
 test: all

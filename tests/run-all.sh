@@ -6,7 +6,8 @@
 #   bpf           the XDP program on crafted frames (build/tests/bpf_*)
 #   integration   netns tests: attach/status, transfers under loss, peer death
 #   fabric        the fabric emulator's own checks
-#   lint          cppcheck and clang-tidy on the C sources (tests/lint.sh)
+#   lint          cppcheck and clang-tidy on the C sources (tests/lint/static.sh),
+#                 layering and function length (tests/lint/layers.sh)
 #
 # Usage: tests/run-all.sh [GROUP...]   (default: all groups)
 # Exit status 0 only if every test passed; a summary is printed at the end.
@@ -48,7 +49,7 @@ if want unit; then
 	done
 fi
 if want lint; then
-	run "lint: cppcheck + clang-tidy" bash tests/lint.sh
+	run "lint: cppcheck + clang-tidy" bash tests/lint/static.sh
 fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "not root: skipping the BPF, integration and fabric tests" >&2

@@ -19,8 +19,11 @@
  *  - There is no hardware doing the sender's work in the background: the
  *    library makes progress (transmission, retransmission, timers) inside
  *    xroce_poll_cq(), xroce_wait_cq(), xroce_post_send() and
- *    xroce_progress().  A sender must keep calling one of them.  Receiving
- *    needs no calls: the XDP program places data and acknowledges it.
+ *    xroce_progress(), or in a thread of the device's own when it is opened
+ *    with XROCE_DEVICE_PROGRESS_THREAD.  Without that thread a sender must
+ *    keep calling one of them, and a READ responder answers only while its
+ *    application calls.  Receiving WRITEs and SENDs needs no calls: the XDP
+ *    program places data and acknowledges it.
  *  - Connection setup is built in (like rdma_cm): xroce_accept() on one
  *    side, xroce_connect() on the other.
  *  - imm_data is in host byte order.
@@ -28,7 +31,8 @@
  * Every function that can fail returns 0 (or a count) on success and a
  * negative errno on failure, and logs a one-line reason through the
  * device's log function (stderr by default).  No call aborts the process.
- * The library is not thread safe: use one device per thread, or serialise.
+ * The library is thread safe: each call takes its device's lock (blocking
+ * calls release it while they sleep).
  */
 #ifndef XROCE_XROCE_H
 #define XROCE_XROCE_H
@@ -98,6 +102,17 @@ struct xroce_device_attr {
 	void *log_arg;
 	enum xroce_log_level log_level;
 	enum xroce_tx_engine tx_engine;
+	unsigned int flags;        /* enum xroce_device_flags */
+};
+
+enum xroce_device_flags {
+	/* Run a progress thread: it sleeps on the event ring, the control
+	 * socket and the next timer, so transmission, retransmission, READ
+	 * answers and completions go on while the application makes no call
+	 * (for a process that waits elsewhere: on a socket, a pipe, a
+	 * completion notification).  It costs no CPU while nothing happens;
+	 * xroce_wait_cq then sleeps until that thread delivers. */
+	XROCE_DEVICE_PROGRESS_THREAD = 1,
 };
 
 int xroce_open_device(const struct xroce_device_attr *attr,
@@ -189,6 +204,14 @@ struct xroce_wc {
 
 int xroce_create_cq(struct xroce_device *dev, int cqe, struct xroce_cq **out);
 int xroce_destroy_cq(struct xroce_cq *cq);
+/* Completion notification (as ibverbs' completion channels): fn runs once
+ * for the first completion queued after each xroce_req_notify_cq.  It runs
+ * inside the library with the device locked (often in the progress
+ * thread): it must not call the library; typically it writes an eventfd.
+ * solicited_only is accepted and treated as 0 (every completion counts). */
+typedef void (*xroce_cq_notify_fn)(struct xroce_cq *cq, void *arg);
+int xroce_cq_set_notify(struct xroce_cq *cq, xroce_cq_notify_fn fn, void *arg);
+int xroce_req_notify_cq(struct xroce_cq *cq, int solicited_only);
 /* Non-blocking: returns the number of completions written (0..n). */
 int xroce_poll_cq(struct xroce_cq *cq, int n, struct xroce_wc *wc);
 /* Blocking: like xroce_poll_cq but waits until at least one completion

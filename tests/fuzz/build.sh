@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # build.sh: build the libFuzzer harnesses of libxroce's input parsers,
 # without the Makefile: clang with -fsanitize=fuzzer,address,undefined,
-# the library's sources compiled in directly (user/*.c except xsk.c, whose
+# the library's sources compiled in directly (user/*/*.c except io/xsk.c, whose
 # AF_XDP socket tests/fuzz/xsk_loop.c replaces), and the operating system
 # around the library simulated through -Wl,--wrap (tests/fuzz/sim.h).
 #
@@ -19,7 +19,7 @@ OBJ=$OUT/obj
 command -v "$CLANG" >/dev/null || { echo "build.sh: $CLANG not found" >&2; exit 1; }
 
 CFLAGS=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter
-	-Iinclude -Iuser -Ibpf -Ibuild -Itests/fuzz
+	-Iinclude -Iuser/util -Iuser/algo -Iuser/io -Iuser/engine -Ibpf -Ibuild -Itests/fuzz
 	-fno-omit-frame-pointer -fno-sanitize-recover=all)
 # The library: coverage for the fuzzer, sanitizers everywhere.
 SAN=address,undefined
@@ -45,14 +45,16 @@ compile() { # SRC OBJ FLAGS...
 }
 
 lib_objs=()
-for src in user/*.c; do
-	[ "$src" = user/xsk.c ] && continue
-	obj=$OBJ/lib_$(basename "${src%.c}").o
+for src in user/*/*.c; do
+	[ "$src" = user/io/xsk.c ] && continue
+	base=${src#user/}
+	obj=$OBJ/lib_${base//\//_}
+	obj=${obj%.c}.o
 	compile "$src" "$obj" "${LIB_SAN[@]}"
 	lib_objs+=("$obj")
 done
 common=()
-for src in tests/fuzz/sim.c tests/fuzz/xsk_loop.c tests/fuzz/harness.c; do
+for src in tests/fuzz/sim.c tests/fuzz/xsk_loop.c tests/fuzz/harness.c tests/fuzz/testhooks.c; do
 	obj=$OBJ/$(basename "${src%.c}").o
 	compile "$src" "$obj" "${LIB_SAN[@]}"
 	common+=("$obj")

@@ -56,7 +56,7 @@ static void push(const struct xr_evt *e, size_t len)
 {
 	/* A full queue is a full ring: the library catches up first. */
 	if (!sim_evt_push(e, len)) {
-		xr_progress_events(H.dev);
+		xr_events_drain(H.dev);
 		sim_evt_push(e, len);
 	}
 }
@@ -623,7 +623,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* What is still queued reaches the library; then a perfect peer
 	 * until the work is done (or the connection has failed); then the QP
 	 * goes. */
-	xr_progress_events(H.dev);
+	xr_events_drain(H.dev);
 	xr_qp_complete(qp);
 	h_poll_check();
 	h_check_qp(qp);

@@ -13,7 +13,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "complete.h"
+#include "cq.h"
+#include "ctrl.h"
+#include "device.h"
+#include "engine.h"
+#include "events.h"
+#include "mr.h"
+#include "plane.h"
+#include "progress.h"
+#include "qp.h"
+#include "sender.h"
 #include "testhooks.h"
 #include "sim.h"
 

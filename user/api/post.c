@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* Public calls that queue work: post_send, post_recv. */
+#include <stddef.h>
+
+#include "xroce/xroce.h"
+#include "engine.h"
+
+int xroce_post_send(struct xroce_qp *qp, struct xroce_send_wr *wr,
+		    struct xroce_send_wr **bad_wr)
+{
+	struct xroce_send_wr *bad = wr;
+	struct xroce_device *dev;
+	int rc;
+
+	if (bad_wr)
+		*bad_wr = wr;
+	if (!qp || !wr)
+		return xr_bad_arg("xroce_post_send", "NULL QP or work request");
+	dev = xr_qp_device(qp);
+	xr_device_lock(dev);
+	rc = xr_qp_post_send(qp, wr, &bad);
+	xr_device_unlock(dev);
+	if (bad_wr)
+		*bad_wr = bad;
+	return rc;
+}
+
+int xroce_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
+		    struct xroce_recv_wr **bad_wr)
+{
+	struct xroce_recv_wr *bad = wr;
+	struct xroce_device *dev;
+	int rc;
+
+	if (bad_wr)
+		*bad_wr = wr;
+	if (!qp || !wr)
+		return xr_bad_arg("xroce_post_recv", "NULL QP or work request");
+	dev = xr_qp_device(qp);
+	xr_device_lock(dev);
+	rc = xr_qp_post_recv(qp, wr, &bad);
+	xr_device_unlock(dev);
+	if (bad_wr)
+		*bad_wr = bad;
+	return rc;
+}

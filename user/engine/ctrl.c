@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * Connection set-up over each device's control socket (plain UDP, never
+ * seen by XDP):
+ *
+ *   client                                  server (xroce_accept waiting)
+ *   CONNECT {nonce, conn, token, PSN/CSN,  ->
+ *            data port, entropy ports, addresses per plane}
+ *                                           program its connection (RTS)
+ *                                       <-  ACCEPT {same fields, its own}
+ *   program its connection (RTS)
+ *
+ * A lost CONNECT or ACCEPT is repaired by the client resending CONNECT with
+ * the same nonce; the server remembers recent answers and resends the same
+ * ACCEPT.  CLOSE (with the receiver's token) tells the peer a connection is
+ * gone, so its outstanding work is flushed at once instead of timing out.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include <bpf/bpf.h>
+
+#include "complete.h"
+#include "ctrl.h"
+#include "events.h"
+#include "paths.h"
+#include "qp_state.h"
+#include "sender.h"
+#include "stream.h"
+
+#define XR_CLOSE_TRIES 3
+#define XR_CLOSE_WAIT_MS 20
+
+_Static_assert(XROCE_PRIVATE_DATA_MAX == XR_CTRL_PRIV_MAX, "private data size");
+
+int xr_ctrl_open(struct xroce_device *dev, const char *addr, uint16_t port)
+{
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	socklen_t len = sizeof(sa);
+	int off = 0;
+
+	if (addr) {
+		struct in_addr a4;
+
+		if (inet_pton(AF_INET, addr, &a4) == 1)
+			xr_v4mapped(sa.sin6_addr.s6_addr, &a4);
+		else if (inet_pton(AF_INET6, addr, &sa.sin6_addr) != 1)
+			return xr_fail(&dev->log, -EINVAL, "bad control address %s", addr);
+	}
+	dev->ctrl_fd = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (dev->ctrl_fd < 0)
+		return xr_fail(&dev->log, -errno, "control socket: %s", strerror(errno));
+	setsockopt(dev->ctrl_fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
+	if (bind(dev->ctrl_fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return xr_fail(&dev->log, -errno, "cannot bind the control socket to "
+			       "port %u: %s", port, strerror(errno));
+	if (getsockname(dev->ctrl_fd, (struct sockaddr *)&sa, &len))
+		return xr_fail(&dev->log, -errno, "getsockname: %s", strerror(errno));
+	dev->ctrl_port = ntohs(sa.sin6_port);
+	memcpy(dev->ctrl_addr, &sa.sin6_addr, 16);
+	return 0;
+}
+
+void xr_ctrl_close(struct xroce_device *dev)
+{
+	if (dev->ctrl_fd >= 0)
+		close(dev->ctrl_fd);
+	dev->ctrl_fd = -1;
+}
+
+int xr_ctrl_send(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+		 const struct sockaddr_in6 *to)
+{
+	if (sendto(dev->ctrl_fd, m, sizeof(*m), 0, (const struct sockaddr *)to,
+		   sizeof(*to)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Our address on plane i for the QP's family; false if there is none. */
+static bool plane_addr(const struct xroce_device *dev, int i, int family,
+		       uint8_t out[16])
+{
+	const struct xr_plane *pl = &dev->plane[i];
+
+	if (family == AF_INET && pl->has4) {
+		xr_v4mapped(out, pl->addr4);
+		return true;
+	}
+	if (family == AF_INET6 && pl->has6) {
+		memcpy(out, pl->addr6, 16);
+		return true;
+	}
+	return false;
+}
+
+/* Fill the fields both CONNECT and ACCEPT carry about the sender. */
+int xr_ctrl_fill_self(struct xroce_qp *qp, struct xr_ctrl_msg *m)
+{
+	struct xroce_device *dev = qp->dev;
+	int i;
+
+	m->ver_type = XR_VER_TYPE(XR_T_CTRL);
+	m->src_conn = htonl(qp->conn_id);
+	m->mtu = htonl(qp->mtu);
+	m->rx_token = htobe64(qp->rx_token);
+	m->init_psn = htonl(qp->init_psn);
+	m->init_csn = htonl(qp->init_csn);
+	m->data_port = htons(dev->data_port);
+	m->sport_lo = htons(XR_SPORT_LO);
+	m->sport_n = htons(XR_SPORT_N);
+	m->family = qp->family == AF_INET6 ? 6 : 4;
+	m->npaths = htonl(qp->npaths);
+	m->nplanes = (uint8_t)dev->nplanes;
+	m->priv_len = qp->priv_len;
+	memcpy(m->priv, qp->priv, qp->priv_len);
+	for (i = 0; i < dev->nplanes; i++)
+		if (!plane_addr(dev, i, qp->family, m->addr[i]))
+			return xr_fail(&dev->log, -EADDRNOTAVAIL,
+				       "%s has no IPv%d address", dev->plane[i].ifname,
+				       qp->family == AF_INET6 ? 6 : 4);
+	return 0;
+}
+
+/* Take the peer's half of a CONNECT / ACCEPT and go to RTS. */
+int xr_ctrl_establish(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
+		      const struct sockaddr_in6 *from)
+{
+	struct xroce_device *dev = qp->dev;
+	uint32_t peer_mtu = ntohl(m->mtu), i;
+	int rc;
+
+	if (m->nplanes < 1 || m->nplanes > XR_CTRL_MAX_PLANES ||
+	    m->family != (qp->family == AF_INET6 ? 6 : 4))
+		return xr_fail(&dev->log, -EPROTO, "peer sent an inconsistent "
+			       "connection message (planes %u, family %u)",
+			       m->nplanes, m->family);
+	if (ntohs(m->data_port) != dev->data_port)
+		return xr_fail(&dev->log, -EPROTO, "peer uses data port %u, we use "
+			       "%u: both ends must use the same port",
+			       ntohs(m->data_port), dev->data_port);
+	if (m->priv_len > XR_CTRL_PRIV_MAX)
+		return xr_fail(&dev->log, -EPROTO, "peer sent %u bytes of private "
+			       "data (max %d)", m->priv_len, XR_CTRL_PRIV_MAX);
+	qp->peer_priv_len = m->priv_len;
+	memcpy(qp->peer_priv, m->priv, m->priv_len);
+	qp->peer_conn = ntohl(m->src_conn);
+	qp->tx_token = be64toh(m->rx_token);
+	qp->npeer = m->nplanes;
+	for (i = 0; i < qp->npeer; i++)
+		memcpy(qp->peer_addr[i], m->addr[i], 16);
+	qp->peer_ctrl = *from;
+	if (peer_mtu >= 576 && (!qp->mtu || peer_mtu < qp->mtu))
+		qp->mtu = peer_mtu;
+	rc = xr_qp_init_paths(qp);
+	if (rc)
+		return rc;
+	qp->peer_init_csn = ntohl(m->init_csn);
+	rc = xr_qp_program(qp, ntohl(m->init_psn), ntohl(m->init_csn),
+			   ntohs(m->sport_lo), ntohs(m->sport_n));
+	if (rc)
+		return rc;
+	qp->state = XROCE_QPS_RTS;
+	qp->last_progress_ns = xr_now_ns();
+	return 0;
+}
+
+static struct xr_ctrl_recent *recent_find(struct xroce_device *dev, uint64_t nonce,
+					  const struct sockaddr_in6 *from)
+{
+	uint32_t i;
+
+	for (i = 0; i < XR_CTRL_RECENT; i++) {
+		struct xr_ctrl_recent *r = &dev->recent[i];
+
+		if (r->valid && r->nonce == nonce &&
+		    !memcmp(&r->from.sin6_addr, &from->sin6_addr, 16) &&
+		    r->from.sin6_port == from->sin6_port)
+			return r;
+	}
+	return NULL;
+}
+
+static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+		     const struct sockaddr_in6 *from)
+{
+	uint32_t id = ntohl(m->dst_conn);
+	struct xroce_qp *qp = id < dev->conn_tab_size ? dev->conn_tab[id] : NULL;
+	struct xr_ctrl_msg ack;
+
+	if (!qp || be64toh(m->token) != qp->rx_token) {
+		dev->ctrl_bad++;
+		return;
+	}
+	if (qp->state == XROCE_QPS_RTS) {
+		/* ACKs the peer sent before closing are already in our event
+		 * ring (same wire, sent earlier): let them complete what they
+		 * acknowledge before the rest is flushed. */
+		xr_events_drain(dev);
+		/* Everything below the peer's receive point arrived, even if
+		 * its ACK did not: complete it rather than flush it. */
+		xr_qp_acked_below(qp, ntohl(m->init_csn));
+		xr_qp_complete(qp);
+		qp->peer_closed = true;
+		if (qp->sq_head != qp->sq_tail) {
+			xr_qp_fail(qp, XROCE_WC_WR_FLUSH_ERR,
+				   "the peer closed the connection");
+		} else {
+			qp->state = XROCE_QPS_ERR;
+			/* Nothing more can arrive: posted receives are done. */
+			xr_qp_flush_recv(qp);
+		}
+		xr_qp_set_map_state(qp, XR_CONN_CLOSED);
+	}
+	memset(&ack, 0, sizeof(ack));
+	ack.ver_type = XR_VER_TYPE(XR_T_CTRL);
+	ack.op = XR_CTRL_CLOSE_ACK;
+	ack.dst_conn = htonl(qp->peer_conn);
+	ack.token = htobe64(qp->tx_token);
+	xr_ctrl_send(dev, &ack, from);
+}
+
+/* The answer to a CLOSE we sent: the QP being destroyed may go. */
+static void on_close_ack(struct xroce_device *dev, const struct xr_ctrl_msg *m)
+{
+	uint32_t id = ntohl(m->dst_conn);
+	struct xroce_qp *qp = id < dev->conn_tab_size ? dev->conn_tab[id] : NULL;
+
+	if (qp && be64toh(m->token) == qp->rx_token)
+		qp->close_acked = true;
+}
+
+/* Handle one control message.  If want_nonce is set (a connect is waiting)
+ * and this is its answer, copy it to *answer and return 1. */
+static int ctrl_handle(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+		       const struct sockaddr_in6 *from, uint64_t want_nonce,
+		       struct xr_ctrl_msg *answer)
+{
+	uint64_t nonce = be64toh(m->nonce);
+	struct xr_ctrl_recent *r;
+	uint32_t i;
+
+	if (XR_HDR_VERSION(m->ver_type) != XR_VERSION ||
+	    XR_HDR_TYPE(m->ver_type) != XR_T_CTRL) {
+		dev->ctrl_bad++;
+		return 0;
+	}
+	switch (m->op) {
+	case XR_CTRL_CONNECT:
+		r = recent_find(dev, nonce, from);
+		if (r) {
+			/* Our ACCEPT was lost: the same answer again. */
+			sendto(dev->ctrl_fd, r->reply, sizeof(r->reply), 0,
+			       (const struct sockaddr *)from, sizeof(*from));
+			return 0;
+		}
+		for (i = 0; i < dev->npending; i++) {
+			const struct xr_ctrl_msg *p = (void *)dev->pending[i].msg;
+
+			if (p->nonce == m->nonce &&
+			    !memcmp(&dev->pending[i].from, from, sizeof(*from)))
+				return 0; /* already queued */
+		}
+		if (dev->npending == XR_CTRL_PENDING) {
+			dev->ctrl_dropped++;
+			return 0;
+		}
+		dev->pending[dev->npending].from = *from;
+		memcpy(dev->pending[dev->npending].msg, m, sizeof(*m));
+		dev->npending++;
+		return 0;
+	case XR_CTRL_ACCEPT:
+	case XR_CTRL_REJECT:
+		if (want_nonce && nonce == want_nonce) {
+			*answer = *m;
+			return 1;
+		}
+		if (dev->want_nonce && nonce == dev->want_nonce) {
+			/* The answer a blocked connect waits for, read by a
+			 * progress round: keep it for the connect. */
+			memcpy(dev->answer, m, sizeof(*m));
+			dev->have_answer = true;
+			return 0;
+		}
+		return 0; /* a late answer to an earlier attempt */
+	case XR_CTRL_CLOSE:
+		on_close(dev, m, from);
+		return 0;
+	case XR_CTRL_CLOSE_ACK:
+		on_close_ack(dev, m);
+		return 0;
+	default:
+		dev->ctrl_bad++;
+		return 0;
+	}
+}
+
+int xr_ctrl_handle_msg(struct xroce_device *dev, const void *buf, size_t len,
+		       const struct sockaddr_in6 *from, socklen_t flen,
+		       uint64_t want_nonce, struct xr_ctrl_msg *answer)
+{
+	struct xr_ctrl_msg m;
+
+	if (len != sizeof(m) || flen != sizeof(*from)) {
+		dev->ctrl_bad++;
+		return 0;
+	}
+	memcpy(&m, buf, sizeof(m));
+	return ctrl_handle(dev, &m, from, want_nonce, answer);
+}
+
+/* Read every queued control message; returns 1 if one answered want_nonce. */
+int xr_ctrl_drain(struct xroce_device *dev, uint64_t want_nonce,
+		  struct xr_ctrl_msg *answer)
+{
+	for (;;) {
+		struct xr_ctrl_msg m;
+		struct sockaddr_in6 from = { 0 };
+		socklen_t flen = sizeof(from);
+		ssize_t n = recvfrom(dev->ctrl_fd, &m, sizeof(m), 0,
+				     (struct sockaddr *)&from, &flen);
+
+		if (n < 0)
+			return 0; /* EAGAIN: nothing more */
+		if (xr_ctrl_handle_msg(dev, &m, (size_t)n, &from, flen, want_nonce,
+				       answer))
+			return 1;
+	}
+}
+
+void xr_ctrl_service(struct xroce_device *dev)
+{
+	xr_ctrl_drain(dev, 0, NULL);
+}
+
+int xr_ctrl_wait(struct xroce_device *dev, uint64_t until_ns)
+{
+	struct pollfd p = { .fd = dev->ctrl_fd, .events = POLLIN };
+	uint64_t now = xr_now_ns();
+	int ms, rc;
+
+	if (now >= until_ns)
+		return 0;
+	ms = (int)((until_ns - now + 999999) / 1000000);
+	pthread_mutex_unlock(&dev->lock);
+	rc = poll(&p, 1, ms);
+	pthread_mutex_lock(&dev->lock);
+	return rc;
+}
+
+/* The first CSN not yet received.  XDP moves csn_next lazily (a few words
+ * per packet), so walk the ring past it to the real contiguous point. */
+static uint32_t rx_contiguous(const struct xr_rx_state *rx)
+{
+	uint32_t c = rx->csn_next, n;
+
+	for (n = 0; n < XR_CSN_WIN; n++, c++)
+		if (!((rx->csn_ring[(c % XR_CSN_WIN) / 64] >> (c % 64)) & 1))
+			break;
+	return c;
+}
+
+/* How far the peer's data arrived here (carried in our CLOSE). */
+static uint32_t rx_point(const struct xroce_qp *qp)
+{
+	struct xr_rx_state *rx = calloc(1, sizeof(*rx));
+	uint32_t c = qp->peer_init_csn;
+
+	if (rx && !bpf_map_lookup_elem(qp->dev->maps.rx, &qp->conn_id, rx))
+		c = rx_contiguous(rx);
+	free(rx);
+	return c;
+}
+
+void xr_ctrl_send_close(struct xroce_qp *qp)
+{
+	struct xroce_device *dev = qp->dev;
+	struct xr_ctrl_msg m;
+	int i;
+
+	memset(&m, 0, sizeof(m));
+	m.ver_type = XR_VER_TYPE(XR_T_CTRL);
+	m.op = XR_CTRL_CLOSE;
+	m.dst_conn = htonl(qp->peer_conn);
+	m.token = htobe64(qp->tx_token);
+	m.src_conn = htonl(qp->conn_id);
+	/* Tell the peer how far its data arrived, so work of its that we
+	 * received completes even if our ACK for it was lost. */
+	m.init_csn = htonl(rx_point(qp));
+	qp->close_acked = false;
+	/* Resend a few times until the peer's CLOSE_ACK (control messages
+	 * cross the same lossy fabric); if all are lost, the peer's own
+	 * timeout still ends its side.  The answer may be read by another
+	 * thread's progress round: it marks the QP either way. */
+	for (i = 0; i < XR_CLOSE_TRIES && !qp->close_acked; i++) {
+		uint64_t until = xr_now_ns() + XR_CLOSE_WAIT_MS * 1000000ull;
+
+		xr_ctrl_send(dev, &m, &qp->peer_ctrl);
+		while (!qp->close_acked && xr_now_ns() < until) {
+			uint64_t step = xr_now_ns() + 1000000ull;
+
+			xr_ctrl_wait(dev, dev->threaded && step < until ? step : until);
+			xr_ctrl_drain(dev, 0, NULL);
+		}
+	}
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The device: one process's handle on one or more interfaces ("planes")
+ * that carry the xroce XDP program, and everything hanging off it.
+ *
+ * Locking: every engine function runs with dev->lock held (the api layer
+ * takes it); functions that sleep (waiting for a completion, a connection
+ * or a CLOSE_ACK) drop it while they sleep.  Callbacks the application
+ * registered (CQ notification) run with it held and must not call back
+ * into the library.
+ */
+#ifndef XR_ENGINE_DEVICE_H
+#define XR_ENGINE_DEVICE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include "xroce/xroce.h"
+#include "contract/abi.h"
+#include "contract/txring.h"
+#include "bpfmaps.h"
+#include "heap.h"
+#include "txpath.h"
+#include "nlroute.h"
+#include "log.h"
+
+struct ring_buffer;
+struct xr_xsk;
+struct xr_xdptx;
+
+#define XR_TX_FRAMES 2048              /* transmit frames per plane */
+#define XR_SPORT_LO 49152              /* entropy: UDP source ports */
+#define XR_SPORT_N 16384
+#define XR_CTRL_PENDING 64             /* queued connection requests */
+#define XR_CTRL_RECENT 64              /* answered requests remembered */
+
+struct xr_plane {
+	int ifindex;
+	char ifname[IF_NAMESIZE];
+	uint8_t mac[6];
+	int mtu;
+	bool has4, has6;
+	uint8_t addr4[4];                  /* first address of each family */
+	uint8_t addr6[16];
+	struct xr_xsk *xsk;                /* AF_XDP engine, or ... */
+	struct xr_xdptx *txr;              /* ... frames built by XDP */
+	uint64_t bounce[XR_TXR_RING];      /* txr: frames to free after a flush */
+	uint32_t nbounce;
+	uint64_t frame_base;               /* UMEM offset of frame 0 */
+	uint32_t free_frames[XR_TX_FRAMES];
+	uint32_t nfree;
+	bool need_kick;
+	/* Last next-hop resolution (connections to one peer share it). */
+	uint8_t nh_peer[16];
+	uint64_t nh_time_ns;
+	struct xr_nexthop nh;
+};
+
+/* A connection request waiting for xroce_accept(). */
+struct xr_ctrl_req {
+	struct sockaddr_in6 from;
+	uint8_t msg[sizeof(struct xr_ctrl_msg)];
+};
+
+/* An answered request, so a retransmitted CONNECT gets the same ACCEPT. */
+struct xr_ctrl_recent {
+	uint64_t nonce;
+	struct sockaddr_in6 from;
+	uint8_t reply[sizeof(struct xr_ctrl_msg)];
+	bool valid;
+};
+
+struct xroce_device {
+	pthread_mutex_t lock;
+	struct xr_logger log;
+	struct xr_maps maps;
+	uint32_t domain_id;
+	int mem_fd, evq_fd;
+	uint8_t *mem;                      /* the memory map, mmapped */
+	size_t mem_len;
+	struct xr_heap heap;               /* application memory */
+	struct ring_buffer *rb;
+	int nplanes;
+	struct xr_plane plane[XROCE_MAX_PLANES];
+	uint16_t data_port;
+	int ctrl_fd;
+	uint16_t ctrl_port;
+	uint8_t ctrl_addr[16];             /* bound address, :: = any */
+	int epfd;                          /* event ring + control socket */
+	/* The progress thread (XROCE_DEVICE_PROGRESS_THREAD), woken through
+	 * wake_fd (in epfd) to stop. */
+	bool threaded, stopping;
+	pthread_t thread;
+	int wake_fd;
+	uint64_t sleep_until;              /* the thread sleeps until then; 0: awake */
+	/* QPs by local connection id (ids are below maps.max_conns). */
+	struct xroce_qp **conn_tab;
+	uint32_t conn_tab_size;
+	struct xroce_qp *qps;              /* list of all QPs */
+	struct xroce_cq *cqs;
+	struct xroce_pd *pds;
+	struct xr_ctrl_req pending[XR_CTRL_PENDING];
+	uint32_t npending;
+	struct xr_ctrl_recent recent[XR_CTRL_RECENT];
+	uint32_t recent_pos;
+	/* A blocking xroce_connect waits for the answer to this nonce;
+	 * whoever reads the control socket (it, or a progress round) stores
+	 * the answer here. */
+	uint64_t want_nonce;
+	bool have_answer;
+	uint8_t answer[sizeof(struct xr_ctrl_msg)];
+	uint64_t now_ns;                   /* clock of the current progress run */
+	/* The library "watches" the network while it runs a progress round
+	 * or sleeps in xroce_wait_cq.  seen_ns is the last instant it did;
+	 * after an absence (the application computing for longer than
+	 * XR_ABSENT_NS) retransmission timers may not expire before
+	 * timer_hold_ns: see xr_progress. */
+	uint64_t seen_ns;
+	uint64_t timer_hold_ns;
+	uint64_t ctrl_next_ns;             /* next look at the control socket */
+	uint64_t telem_next_ns;            /* next telemetry update */
+	/* Scratch for ACK processing (large, so not on the stack). */
+	struct xr_ack_result res;
+	/* counters */
+	uint64_t evt_unknown_conn, evt_bad, ctrl_bad, ctrl_dropped;
+};
+
+#endif /* XR_ENGINE_DEVICE_H */

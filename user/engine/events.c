@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The device's event ring: ACK, NAK and probe-reply records for our paths,
+ * messages whose last byte landed, and peers' READ requests, written by
+ * the XDP program and handed here to the connection they name.
+ */
+#include <errno.h>
+#include <bpf/libbpf.h>
+
+#include "acks.h"
+#include "events.h"
+#include "qp.h"
+#include "stream.h"
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct xroce_device *dev = ctx;
+	const struct xr_evt *e = data;
+	struct xroce_qp *qp;
+
+	if (len < sizeof(*e)) {
+		dev->evt_bad++;
+		return 0;
+	}
+	qp = e->conn < dev->conn_tab_size ? dev->conn_tab[e->conn] : NULL;
+	/* A QP being destroyed stays in the table until its CLOSE is
+	 * answered (so the answer finds it), but takes no more events. */
+	if (!qp || qp->state == XROCE_QPS_CLOSED) {
+		dev->evt_unknown_conn++;
+		return 0;
+	}
+	switch (e->type) {
+	case XR_EVT_ACK:
+	case XR_EVT_NAK:
+		xr_qp_on_ack(qp, e);
+		break;
+	case XR_EVT_RECV:
+		xr_qp_on_recv(qp, e);
+		break;
+	case XR_EVT_PROBE_REPLY:
+		xr_qp_on_probe_reply(qp, e);
+		break;
+	case XR_EVT_READ_REQ:
+		xr_qp_on_read_req(qp, e);
+		break;
+	default:
+		dev->evt_bad++;
+		break;
+	}
+	return 0;
+}
+
+int xr_events_attach(struct xroce_device *dev)
+{
+	dev->rb = ring_buffer__new(dev->evq_fd, on_event, dev, NULL);
+	return dev->rb ? 0 : -errno;
+}
+
+void xr_events_drain(struct xroce_device *dev)
+{
+	dev->now_ns = xr_now_ns();
+	ring_buffer__consume(dev->rb);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Protection domains and memory regions.  A region is published to XDP in
+ * xr_mrs under a random key; the library finds a local region by (lkey,
+ * address range) to turn an application address into an offset of the
+ * device's memory map.
+ */
+#ifndef XR_ENGINE_MR_H
+#define XR_ENGINE_MR_H
+
+#include <stdint.h>
+
+#include "xroce/xroce.h"
+
+struct xroce_pd {
+	struct xroce_device *dev;
+	uint32_t id;
+	struct xroce_pd *next;
+	struct xr_mr_int *mrs;             /* MRs of this PD */
+};
+
+struct xr_mr_int {
+	struct xroce_mr pub;               /* first: handle == &pub */
+	uint64_t mem_off;                  /* the region's first byte in the map */
+	struct xr_mr_int *next;
+};
+
+
+/* Local MR containing [addr, addr + len) with lkey, or NULL. */
+struct xr_mr_int *xr_mr_find(struct xroce_pd *pd, uint32_t lkey,
+			     uint64_t addr, uint64_t len);
+/* The memory-map offset of addr inside m. */
+static inline uint64_t xr_mr_off(const struct xr_mr_int *m, uint64_t addr)
+{
+	return m->mem_off + (addr - (uint64_t)(uintptr_t)m->pub.addr);
+}
+
+#endif /* XR_ENGINE_MR_H */

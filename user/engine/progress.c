@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The progress engine.  One round drains the event ring (ACK records and
+ * message completions from XDP), recycles transmit frames, runs the
+ * timers, transmits what the windows allow and delivers completions.
+ * Rounds run inside the application's calls and, on a threaded device,
+ * in a thread of the device's own, so a side that makes no calls (a READ
+ * responder, a WRITE target) is still served and its timers still fire.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "acks.h"
+#include "complete.h"
+#include "ctrl.h"
+#include "events.h"
+#include "plane.h"
+#include "engine.h"
+#include "progress.h"
+#include "qp.h"
+#include "sender.h"
+#include "telem.h"
+
+#define XR_CTRL_POLL_NS 2000000ull /* control socket check while busy */
+#define XR_TELEM_PERIOD_NS 10000000ull /* telemetry update (p99s cost) */
+/* An application that computes between calls (filling its next buffer,
+ * say) leaves the network unwatched.  A retransmission deadline that passed
+ * meanwhile proves nothing: on a busy host the ACKs may not have been
+ * processed yet either (the softirq that would deliver them is queued
+ * behind the application on the same CPU), and expiring then resends whole
+ * windows that arrived.  So after an absence longer than XR_ABSENT_NS the
+ * timers wait XR_ABSENT_GRACE_NS more, watched, before they may fire; the
+ * default RTO floor (1 ms) is what both are sized after. */
+#define XR_ABSENT_NS 1000000ull
+#define XR_ABSENT_GRACE_NS 1000000ull
+
+/* One QP's share of a round; lowers *next to its next deadline, sets
+ * *busy if it could send right now. */
+static void progress_qp(struct xroce_device *dev, struct xroce_qp *qp,
+			uint64_t *next, bool *busy)
+{
+	uint64_t r;
+
+	/* Each QP costs a few comparisons unless it has something to do:
+	 * timers run when due (timer_due is reset to 0 whenever sending or an
+	 * acknowledgement changes them), completion when something changed. */
+	if (dev->now_ns >= qp->timer_due)
+		qp->timer_due = xr_qp_timers(qp);
+	if (xr_qp_has_tx_work(qp)) {
+		xr_qp_transmit(qp);
+		/* What went out has a retransmission deadline the timers have
+		 * not seen yet (transmit reset timer_due): the wake-up returned
+		 * must include it, or a lost packet on an otherwise idle QP
+		 * waits for some unrelated event. */
+		if (!qp->timer_due)
+			qp->timer_due = xr_qp_timers(qp);
+	}
+	if (qp->timer_due < *next)
+		*next = qp->timer_due;
+	xr_qp_complete(qp);
+	/* Busy only if the QP could send right now; a paced QP sleeps until
+	 * its pacing time, a window-limited one until an ACK arrives on the
+	 * event ring (which wakes the epoll wait). */
+	r = xr_qp_tx_ready(qp, dev->now_ns);
+	if (r == 0)
+		*busy = true;
+	else if (r < *next)
+		*next = r;
+}
+
+/* Send what the QPs queued on each plane; true if an engine was busy. */
+static bool kick_planes(struct xroce_device *dev)
+{
+	bool busy = false;
+	int i;
+
+	for (i = 0; i < dev->nplanes; i++) {
+		struct xr_plane *pl = &dev->plane[i];
+
+		if (!pl->need_kick)
+			continue;
+		pl->need_kick = false;
+		if (xr_plane_kick(pl) == -EAGAIN)
+			busy = true;
+	}
+	return busy;
+}
+
+/* A round run by the application may leave a deadline earlier than the
+ * one the sleeping progress thread set itself (a packet just sent has a
+ * retransmission timer): wake it so it sleeps again until then. */
+static void wake_thread(struct xroce_device *dev, uint64_t next)
+{
+	uint64_t one = 1;
+
+	if (!dev->threaded || !dev->sleep_until || next >= dev->sleep_until ||
+	    pthread_equal(pthread_self(), dev->thread))
+		return;
+	dev->sleep_until = 0; /* one wake-up is enough */
+	if (write(dev->wake_fd, &one, sizeof(one)) < 0)
+		xr_log(&dev->log, XROCE_LOG_DEBUG, "cannot wake the progress thread");
+}
+
+uint64_t xr_progress(struct xroce_device *dev)
+{
+	uint64_t next = UINT64_MAX;
+	struct xroce_qp *qp;
+	bool busy = false;
+	int i;
+
+	dev->now_ns = xr_now_ns();
+	if (dev->seen_ns && dev->now_ns - dev->seen_ns > XR_ABSENT_NS)
+		dev->timer_hold_ns = dev->now_ns + XR_ABSENT_GRACE_NS;
+	xr_events_drain(dev);
+	for (i = 0; i < dev->nplanes; i++)
+		xr_plane_reap(&dev->plane[i]);
+	if (dev->now_ns >= dev->ctrl_next_ns) {
+		xr_ctrl_service(dev);
+		dev->ctrl_next_ns = dev->now_ns + XR_CTRL_POLL_NS;
+	}
+	if (dev->now_ns >= dev->telem_next_ns) {
+		for (qp = dev->qps; qp; qp = qp->next)
+			xr_telem_publish(qp);
+		dev->telem_next_ns = dev->now_ns + XR_TELEM_PERIOD_NS;
+	}
+	for (qp = dev->qps; qp; qp = qp->next)
+		progress_qp(dev, qp, &next, &busy);
+	if (kick_planes(dev))
+		busy = true;
+	dev->seen_ns = xr_now_ns();
+	if (busy || next <= dev->now_ns)
+		next = 0;
+	else if (dev->ctrl_next_ns < next)
+		next = dev->ctrl_next_ns; /* connection requests too */
+	wake_thread(dev, next);
+	return next;
+}
+
+void xr_progress_sleep(struct xroce_device *dev, uint64_t until_ns)
+{
+	uint64_t now = xr_now_ns();
+	struct epoll_event ev[4];
+	struct timespec ts;
+
+	if (until_ns <= now)
+		return;
+	ts.tv_sec = (time_t)((until_ns - now) / 1000000000ull);
+	ts.tv_nsec = (long)((until_ns - now) % 1000000000ull);
+	pthread_mutex_unlock(&dev->lock);
+	epoll_pwait2(dev->epfd, ev, 4, &ts, NULL);
+	pthread_mutex_lock(&dev->lock);
+	/* Asleep here, we were watching: wake-ups are due to events or to our
+	 * own deadlines, not an absence. */
+	dev->seen_ns = xr_now_ns();
+}
+
+static void *progress_main(void *arg)
+{
+	struct xroce_device *dev = arg;
+
+	pthread_mutex_lock(&dev->lock);
+	while (!dev->stopping) {
+		uint64_t next = xr_progress(dev), v;
+
+		if (next) {
+			dev->sleep_until = next;
+			xr_progress_sleep(dev, next);
+			dev->sleep_until = 0;
+			if (read(dev->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				xr_log(&dev->log, XROCE_LOG_DEBUG, "wake-up: %s",
+				       strerror(errno));
+			continue;
+		}
+		/* More to send right now: let the application's threads at
+		 * the lock between rounds. */
+		pthread_mutex_unlock(&dev->lock);
+		sched_yield();
+		pthread_mutex_lock(&dev->lock);
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return NULL;
+}
+
+int xr_progress_thread_start(struct xroce_device *dev)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int rc;
+
+	dev->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (dev->wake_fd < 0)
+		return xr_fail(&dev->log, -errno, "eventfd: %s", strerror(errno));
+	ev.data.u32 = 2;
+	if (epoll_ctl(dev->epfd, EPOLL_CTL_ADD, dev->wake_fd, &ev))
+		return xr_fail(&dev->log, -errno, "epoll_ctl: %s", strerror(errno));
+	rc = pthread_create(&dev->thread, NULL, progress_main, dev);
+	if (rc)
+		return xr_fail(&dev->log, -rc, "cannot start the progress thread: %s",
+			       strerror(rc));
+	dev->threaded = true;
+	return 0;
+}
+
+void xr_progress_thread_stop(struct xroce_device *dev)
+{
+	uint64_t one = 1;
+
+	if (!dev->threaded)
+		return;
+	dev->stopping = true;
+	if (write(dev->wake_fd, &one, sizeof(one)) < 0)
+		xr_log(&dev->log, XROCE_LOG_WARN, "cannot wake the progress thread");
+	pthread_mutex_unlock(&dev->lock);
+	pthread_join(dev->thread, NULL);
+	pthread_mutex_lock(&dev->lock);
+	dev->threaded = false;
+}
+
+int xr_progress_once(struct xroce_device *dev)
+{
+	xr_progress(dev);
+	return 0;
+}

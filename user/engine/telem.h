@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Telemetry for other processes (`xroce stats`): per-QP, per-path figures
+ * in the first pages of the device's memory map (layout in abi.h).
+ */
+#ifndef XR_ENGINE_TELEM_H
+#define XR_ENGINE_TELEM_H
+
+#include "device.h"
+#include "qp.h"
+
+void xr_telem_init(struct xroce_device *dev);
+void xr_telem_attach(struct xroce_qp *qp);   /* take a slot (if any free) */
+void xr_telem_detach(struct xroce_qp *qp);
+void xr_telem_publish(struct xroce_qp *qp);
+
+#endif /* XR_ENGINE_TELEM_H */
