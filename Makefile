@@ -41,7 +41,7 @@ LAYER_INC_api := -Iuser/engine
 LIB_INTERNAL_CFLAGS := -Iinclude $(foreach l,$(LAYERS),-Iuser/$(l)) -Ibpf -I$(BUILD)
 XCFLAGS := $(BASE_CFLAGS) $(LIB_INTERNAL_CFLAGS)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-LIBS := -lbpf -lelf -lz -lpthread -lm
+LIBS := -lbpf -lelf -lz -lsodium -lpthread -lm
 
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Werror -Wno-unused-function \
 	-Iinclude -Ibpf -I/usr/include/$(MULTIARCH)

@@ -2,7 +2,7 @@
 # Installs the Debian (bookworm) packages xroce's build and tests need.
 set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev libxdp-dev bpftool xdp-tools libelf-dev
-      zlib1g-dev pkg-config libcmocka-dev iproute2 iperf3 ethtool cppcheck
+      zlib1g-dev libsodium-dev pkg-config libcmocka-dev iproute2 iperf3 ethtool cppcheck
       clang-tidy tshark gnuplot-nox python3 util-linux procps qemu-system-x86
       sockperf)
 missing=()

@@ -226,15 +226,16 @@ struct xr_probe_hdr {
 
 /*
  * Control messages (connection management), exchanged between the devices'
- * control sockets (plain UDP), never seen by XDP.  Fixed 192 bytes.
+ * control sockets (plain UDP), never seen by XDP.  Fixed 256 bytes.
  *
  *  0      ver_type   version << 4 | XR_T_CTRL
  *  1      op         XR_CTRL_*
  *  2..3   status     0, or a positive errno explaining a REJECT
- *  4..7   dst_conn   receiver's connection id (0 in CONNECT)
- *  8..15  token      receiver's token (0 in CONNECT)
- *  16..23 nonce      the requester's random nonce, echoed in the answer;
- *                    makes a retransmitted CONNECT idempotent
+ *  4..7   dst_conn   receiver's connection id (0 in CONNECT and COOKIE)
+ *  8..15  token      receiver's token (0 in CONNECT and COOKIE)
+ *  16..23 nonce      the requester's random nonce, echoed in every answer
+ *                    (COOKIE, ACCEPT, REJECT); makes a retransmitted
+ *                    CONNECT idempotent
  *  24..27 src_conn   sender's connection id
  *  28..31 mtu        largest IP packet the sender accepts
  *  32..39 rx_token   token the sender wants in every packet sent to it
@@ -248,13 +249,23 @@ struct xr_probe_hdr {
  *  54     nplanes    number of addresses below that are valid (1..4)
  *  55     family     4 or 6
  *  56..59 npaths     paths the sender opens (informational, not used)
- *  60..63 flags      zero
+ *  60..63 flags      XR_CF_*
  *  64..127 addr[4]   sender's data-plane addresses, 16 bytes each (IPv4 as
- *                    ::ffff:a.b.c.d)
+ *                    ::ffff:a.b.c.d); the message must come from one of them
  *  128    priv_len   bytes of private data that follow (0..XR_CTRL_PRIV_MAX)
  *  129..131 rsvd
  *  132..191 priv     application data carried with CONNECT / ACCEPT (like
  *                    rdma_cm's private data: buffer addresses and keys)
+ *  192..207 cookie   COOKIE: the listener's stateless cookie for this
+ *                    (address, port, nonce); CONNECT: the cookie it got
+ *                    (zero the first time)
+ *  208..215 nonce2   ACCEPT: the listener's own random nonce (with a
+ *                    cluster key, both nonces go into the connection key)
+ *  216..223 rsvd2
+ *  224..255 mac      with a cluster key (XR_CF_AUTH): HMAC-SHA-512/256 of
+ *                    bytes 0..223; CONNECT, COOKIE, ACCEPT and REJECT under
+ *                    the cluster key, CLOSE and CLOSE_ACK under the
+ *                    connection key.  Zero without a key.
  */
 enum xr_ctrl_op {
 	XR_CTRL_CONNECT = 1,
@@ -262,10 +273,17 @@ enum xr_ctrl_op {
 	XR_CTRL_REJECT = 3,
 	XR_CTRL_CLOSE = 4,
 	XR_CTRL_CLOSE_ACK = 5,
+	XR_CTRL_COOKIE = 6,      /* prove you receive at your address: resend
+	                          * the CONNECT with this cookie */
 };
+
+/* Flags of control messages. */
+#define XR_CF_AUTH 0x1           /* mac is valid (the sender has a key) */
 
 #define XR_CTRL_MAX_PLANES 4
 #define XR_CTRL_PRIV_MAX 60
+#define XR_CTRL_COOKIE_LEN 16
+#define XR_CTRL_MAC_LEN 32
 
 struct xr_ctrl_msg {
 	__u8 ver_type;
@@ -290,6 +308,10 @@ struct xr_ctrl_msg {
 	__u8 priv_len;
 	__u8 rsvd[3];
 	__u8 priv[XR_CTRL_PRIV_MAX];
+	__u8 cookie[XR_CTRL_COOKIE_LEN];
+	__be64 nonce2;
+	__be64 rsvd2;
+	__u8 mac[XR_CTRL_MAC_LEN];
 } __attribute__((packed, aligned(4)));
 
 /* Layout checks.  C11 _Static_assert works for both clang -target bpf and
@@ -330,7 +352,7 @@ _Static_assert(XR_OFF(struct xr_probe_hdr, seq) == 16, "probe seq");
 _Static_assert(XR_OFF(struct xr_probe_hdr, ts) == 20, "probe ts");
 _Static_assert(XR_OFF(struct xr_probe_hdr, rate_hint) == 24, "probe hint");
 
-_Static_assert(sizeof(struct xr_ctrl_msg) == 192, "control message size");
+_Static_assert(sizeof(struct xr_ctrl_msg) == 256, "control message size");
 _Static_assert(XR_OFF(struct xr_ctrl_msg, nonce) == 16, "ctrl nonce");
 _Static_assert(XR_OFF(struct xr_ctrl_msg, src_conn) == 24, "ctrl src_conn");
 _Static_assert(XR_OFF(struct xr_ctrl_msg, rx_token) == 32, "ctrl rx_token");
@@ -341,6 +363,9 @@ _Static_assert(XR_OFF(struct xr_ctrl_msg, npaths) == 56, "ctrl npaths");
 _Static_assert(XR_OFF(struct xr_ctrl_msg, addr) == 64, "ctrl addr");
 _Static_assert(XR_OFF(struct xr_ctrl_msg, priv_len) == 128, "ctrl priv_len");
 _Static_assert(XR_OFF(struct xr_ctrl_msg, priv) == 132, "ctrl priv");
+_Static_assert(XR_OFF(struct xr_ctrl_msg, cookie) == 192, "ctrl cookie");
+_Static_assert(XR_OFF(struct xr_ctrl_msg, nonce2) == 208, "ctrl nonce2");
+_Static_assert(XR_OFF(struct xr_ctrl_msg, mac) == 224, "ctrl mac");
 
 /* Serial-number arithmetic for 32-bit PSNs / CSNs (RFC 1982 style):
  * a - b as a signed distance, correct across wrap-around. */

@@ -29,7 +29,7 @@ WRAPS=(xr_now_ns xr_random64 xr_nl_resolve ring_buffer__new ring_buffer__consume
 	ring_buffer__free recvfrom sendto poll)
 LDFLAGS=()
 for w in "${WRAPS[@]}"; do LDFLAGS+=("-Wl,--wrap=$w"); done
-LIBS=(-lbpf -lelf -lz -lm -lpthread)
+LIBS=(-lbpf -lelf -lz -lsodium -lm -lpthread)
 
 mkdir -p "$OBJ"
 # Objects are rebuilt when their source or any header is newer.

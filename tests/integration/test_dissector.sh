@@ -125,7 +125,8 @@ def ctrl(op, status, conn, src, family, addrs, priv, priv_len=None):
                     1000, 2000, 4793, 49152, 16384, len(addrs), family, 8, 0)
     h += a + struct.pack('!B3x', len(priv) if priv_len is None else priv_len)
     h += priv + b'\0' * (60 - len(priv))
-    assert len(h) == 192
+    h += b'\0' * 64  # cookie, listener nonce, reserved, MAC
+    assert len(h) == 256
     return h
 
 v6 = socket.inet_pton(socket.AF_INET6, 'fd77::1')

@@ -183,6 +183,11 @@ struct xroce_qp {
 	bool complete_dirty;               /* something may have completed */
 	bool peer_closed;                  /* the peer's CLOSE arrived */
 	bool close_acked;                  /* the peer answered our CLOSE */
+	bool keyed;                        /* conn_key signs CLOSE / CLOSE_ACK */
+	uint64_t last_heard_ns;            /* anything from the peer (keep-alive) */
+	uint64_t ka_next_ns;               /* next keep-alive probe */
+	uint32_t ka_probes;
+	uint8_t conn_key[32];              /* from the cluster key, both nonces */
 	/* statistics */
 	struct xr_telem *telem;            /* our slot, NULL if none was free */
 	struct xroce_qp_stats st;
