@@ -11,7 +11,8 @@
 #     LIBDIR), and a tiny program compiles and links against the staged
 #     tree with `pkg-config --cflags --libs xroce`, shared and --static,
 #     and runs (a call that fails cleanly: no device, no root needed);
-#   - the man pages render with no groff warning;
+#   - the man pages render with no groff warning, and xroce(8) covers every
+#     command of `xroce help` and every option of each one's --help;
 #   - `make uninstall` leaves no file behind.
 # The staging directories are removed at the end.
 # Usage: tests/integration/test_install.sh
@@ -120,6 +121,17 @@ for m in "$P/share/man/man8/xroce.8" "$P/share/man/man3/libxroce.3"; do
 	[ "$(groff -man -Tutf8 "$m" 2>/dev/null | wc -l)" -gt 100 ] || xr_die "${m##*/} renders to almost nothing"
 done
 pass "man pages render with no groff warning"
+
+# Every command of `xroce help` has its section in xroce(8), and every
+# option of its --help is there.
+man8=$(groff -man -Tutf8 -P-cbou "$P/share/man/man8/xroce.8" 2>/dev/null | sed 's/\xe2\x80\x90/-/g')
+for c in $("$P/bin/xroce" help | sed -n '/^commands:/,/^$/p' | awk 'NF > 1 {print $1}'); do
+	grep -i "^THE .*\b$c\b.* COMMAND" <<<"$man8" >/dev/null || xr_die "xroce(8) has no section for $c"
+	for o in $("$P/bin/xroce" "$c" --help | sed -nE 's/^ +(-[A-Za-z], )?(--[a-z-]+).*/\2/p'); do
+		[ "$o" = --help ] || grep -e "$o" <<<"$man8" >/dev/null || xr_die "xroce(8) does not name $c $o"
+	done
+done
+pass "xroce(8) has a section for every command and names every option of each --help"
 
 S2=$TMP/stage2
 stage "$S2" PREFIX=/opt/xr LIBDIR=/opt/xr/lib64
