@@ -286,8 +286,11 @@ int cmd_recv(int argc, char **argv)
 	 * sender's WRITEs, a QP with receives posted for its immediates. */
 	rc = xf_open(CMD, &o.co, o.co.port, 2 * r.half + XF_TRAILER,
 		     XROCE_ACCESS_LOCAL_WRITE | XROCE_ACCESS_REMOTE_WRITE, &r.x);
+	/* Accept, offering the buffer in our private data. */
 	if (!rc)
 		rc = accept_sender(&r, &o);
+	/* Wait for completions: each chunk checked and handed back with a
+	 * credit, then the verdict. */
 	if (!rc)
 		rc = receive_all(&r, o.idle_ms);
 	if (!rc)

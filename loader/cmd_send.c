@@ -426,10 +426,14 @@ int cmd_send(int argc, char **argv)
 	if (!rc)
 		rc = xf_open(CMD, &o.co, 0, SEND_BUF,
 			     XROCE_ACCESS_LOCAL_WRITE | XROCE_ACCESS_REMOTE_WRITE, &s.x);
+	/* Connect: where credits go in our private data, where the data
+	 * goes in the receiver's. */
 	if (!rc) {
 		s.credit_buf = s.x.buf + 2 * SEND_HALF_MAX;
 		rc = connect_receiver(&s);
 	}
+	/* Post WRITEs chunk by chunk as credits come back, reaping their
+	 * completions, until the receiver's verdict. */
 	if (!rc)
 		rc = send_all(&s);
 	if (!rc)
