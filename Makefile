@@ -9,7 +9,13 @@
 #   tests/bpf/*.c      -> build/tests/bpf_*    (bpf_prog_test_run tables)
 #   tests/fabric/*.c   -> build/xrfabric       (fabric emulator control)
 
+# Where `make install` puts things (DESTDIR stages them).
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -78,7 +84,7 @@ Q :=
 msg =
 endif
 
-.PHONY: all clean install deps test check unit bpftest integration demo bench lint vmtest
+.PHONY: all clean install uninstall deps test check unit bpftest integration demo bench lint vmtest
 all: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/xroce.pc \
 	$(UNIT_BINS) $(BPFT_BINS) $(ITEST_BINS) $(EXAMPLE_BINS) \
 	$(if $(FABRIC_SRCS),$(BUILD)/xrfabric)
@@ -120,8 +126,14 @@ $(BUILD)/libxroce.so: $(LIB_OBJS) $(LIB_MAP)
 	$(Q)$(CC) -shared -Wl,-soname,libxroce.so.0 -Wl,--version-script=$(LIB_MAP) \
 		-o $@ $(LIB_OBJS) $(LIBS)
 
+# xroce.pc for the layout of PREFIX, LIBDIR and INCLUDEDIR as they are now
+# (paths under PREFIX are written relative to ${prefix}).
+pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+pc_subst = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|' \
+	-e 's|@INCLUDEDIR@|$(call pc_rel,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|'
+
 $(BUILD)/xroce.pc: xroce.pc.in
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(Q)$(pc_subst) $< > $@
 
 $(BUILD)/loader/%.o: loader/%.c $(LIB_HDRS) $(wildcard loader/*.h) $(SKELS)
 	@mkdir -p $(dir $@)
@@ -187,17 +199,42 @@ vmtest: all
 deps:
 	$(Q)bash tests/deps.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/xroce \
-		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/lib/xroce
-	install -m 644 $(BUILD)/libxroce.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(BUILD)/libxroce.so $(DESTDIR)$(PREFIX)/lib/libxroce.so.0
-	ln -sf libxroce.so.0 $(DESTDIR)$(PREFIX)/lib/libxroce.so
-	install -m 644 include/xroce/xroce.h $(DESTDIR)$(PREFIX)/include/xroce/
-	install -m 644 $(BUILD)/xroce.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	install -m 755 $(BUILD)/xroce $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(BPF_OBJS) $(DESTDIR)$(PREFIX)/lib/xroce/
+# ---- install ----------------------------------------------------------
+# What a user of the library and the command needs, nothing of the tests:
+# the library (shared and static), its one public header, xroce.pc for the
+# PREFIX given now (not the one of the build), the command, the XDP object
+# (for ip link or xdp-loader), man pages and bash completion.
+# tests/integration/test_install.sh checks the list.
+INSTALL ?= install
+MAN_PAGES := docs/man/xroce.8 docs/man/libxroce.3
+BASH_COMPLETION := loader/xroce-completion.bash
+
+install: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/bpf/xroce.bpf.o
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(LIBDIR)/xroce $(DESTDIR)$(INCLUDEDIR)/xroce \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 $(BUILD)/libxroce.so $(DESTDIR)$(LIBDIR)/libxroce.so.0
+	ln -sf libxroce.so.0 $(DESTDIR)$(LIBDIR)/libxroce.so
+	$(INSTALL) -m 644 $(BUILD)/libxroce.a $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 644 include/xroce/xroce.h $(DESTDIR)$(INCLUDEDIR)/xroce/
+	$(pc_subst) xroce.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/xroce.pc
+	$(INSTALL) -m 755 $(BUILD)/xroce $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 644 $(BUILD)/bpf/xroce.bpf.o $(DESTDIR)$(LIBDIR)/xroce/
+	$(INSTALL) -m 644 docs/man/libxroce.3 $(DESTDIR)$(MANDIR)/man3/
+	$(INSTALL) -m 644 docs/man/xroce.8 $(DESTDIR)$(MANDIR)/man8/
+	$(INSTALL) -m 644 $(BASH_COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/xroce
+
+# Removes what install put there, and the directories only xroce uses.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/xroce $(DESTDIR)$(LIBDIR)/libxroce.so \
+		$(DESTDIR)$(LIBDIR)/libxroce.so.0 $(DESTDIR)$(LIBDIR)/libxroce.a \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/xroce.pc \
+		$(DESTDIR)$(LIBDIR)/xroce/xroce.bpf.o \
+		$(DESTDIR)$(INCLUDEDIR)/xroce/xroce.h \
+		$(DESTDIR)$(MANDIR)/man3/libxroce.3 $(DESTDIR)$(MANDIR)/man8/xroce.8 \
+		$(DESTDIR)$(BASHCOMPDIR)/xroce
+	for d in $(DESTDIR)$(LIBDIR)/xroce $(DESTDIR)$(INCLUDEDIR)/xroce; do \
+		[ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d; done
 
 clean:
 	rm -rf $(BUILD)
