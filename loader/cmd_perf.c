@@ -68,6 +68,9 @@ static void usage(FILE *f)
 "      --wait          lat: sleep on the CQ for each echo (both ends) instead\n"
 "                      of busy-polling\n"
 "      --no-redundant  no redundant copies of small messages (XROCE_QP_NO_REDUNDANT)\n"
+"      --key FILE      cluster key (32 bytes, raw or hex): only holders connect\n"
+"      --from LIST     server: accept connections only from these addresses\n"
+"                      or prefixes (comma separated, e.g. 10.0.0.0/24)\n"
 "      --tx-engine E   af_xdp or test_run (frames built by XDP, sent from a\n"
 "                      BPF test run; default: $XROCE_TX_ENGINE, else auto:\n"
 "                      af_xdp in zero-copy mode, else test_run if possible)\n"
@@ -108,6 +111,12 @@ static int parse_conn_opt(int c, const char *arg, struct pf_opts *o)
 		return XR_CONTINUE;
 	case 'R':
 		o->no_redundant = 1;
+		return XR_CONTINUE;
+	case 'K':
+		o->key_file = arg;
+		return XR_CONTINUE;
+	case 'F':
+		o->accept_from = arg;
 		return XR_CONTINUE;
 	case 'E':
 		if (!strcmp(arg, "af_xdp"))
@@ -201,6 +210,8 @@ static int parse(int argc, char **argv, struct pf_opts *o)
 		{ "interval-ms", required_argument, NULL, 'I' },
 		{ "tx-engine", required_argument, NULL, 'E' },
 		{ "no-redundant", no_argument, NULL, 'R' },
+		{ "key", required_argument, NULL, 'K' },
+		{ "from", required_argument, NULL, 'F' },
 		{ "wait", no_argument, NULL, 'W' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },

@@ -66,6 +66,8 @@ struct pf_opts {
 	uint32_t interval_ms;  /* bw: goodput per interval, 0 = off */
 	int mode, json, verbose, once, no_redundant, wait;
 	enum xroce_tx_engine engine;
+	const char *key_file;   /* NULL: $XROCE_KEY_FILE, if any */
+	const char *accept_from;
 };
 
 /* The library objects of one end: one CQ for everything, one registered

@@ -37,6 +37,8 @@ int pf_open(const struct pf_opts *o, uint16_t port, struct pf_env *e)
 	da.ctrl_port = port;
 	da.log_level = o->verbose ? XROCE_LOG_DEBUG : XROCE_LOG_WARN;
 	da.tx_engine = o->engine;
+	da.key_file = o->key_file;
+	da.accept_from = o->accept_from;
 	if ((rc = xroce_open_device(&da, &e->dev)))
 		return xr_err("perf", rc, "cannot open the device");
 	if ((rc = xroce_alloc_pd(e->dev, &e->pd)) ||

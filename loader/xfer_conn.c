@@ -62,6 +62,8 @@ int xf_open(const char *cmd, const struct xf_common *c, uint16_t ctrl_port,
 	if (c->mem > da.mem_size)
 		da.mem_size = c->mem;
 	da.ctrl_port = ctrl_port;
+	da.key_file = c->key_file;
+	da.accept_from = c->accept_from;
 	da.log_level = c->verbose ? XROCE_LOG_DEBUG : XROCE_LOG_WARN;
 	rc = xroce_open_device(&da, &x->dev);
 	if (rc)

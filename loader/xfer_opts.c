@@ -11,6 +11,9 @@ const char xf_common_help[] =
 "  -P, --paths N       paths of the connection (default 8)\n"
 "      --mem BYTES     device memory (default: what the buffers need)\n"
 "  -t, --timeout MS    peer silence before failing (default 2000)\n"
+"      --key FILE      cluster key (32 bytes, raw or hex): only holders connect\n"
+"      --from LIST     recv: accept the sender only from these addresses or\n"
+"                      prefixes (comma separated, e.g. 10.0.0.0/24)\n"
 "  -j, --json          one JSON object with the results\n"
 "  -v, --verbose       library debug messages\n"
 "  -h, --help          this help\n"
@@ -68,6 +71,12 @@ int xf_parse_common(const char *cmd, int c, const char *arg,
 		if (xr_parse_u32(arg, 1, 3600000, &v))
 			return xr_usage_err(cmd, "bad timeout '%s'", arg);
 		o->timeout_ms = v;
+		return XR_CONTINUE;
+	case 'K':
+		o->key_file = arg;
+		return XR_CONTINUE;
+	case 'F':
+		o->accept_from = arg;
 		return XR_CONTINUE;
 	case 'j':
 		o->json = 1;

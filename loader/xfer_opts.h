@@ -23,6 +23,8 @@ struct xf_common {
 	int json;
 	int verbose;
 	uint32_t timeout_ms;     /* 0: the library's default */
+	const char *key_file;    /* NULL: $XROCE_KEY_FILE, if any */
+	const char *accept_from; /* recv: who may connect (NULL: anyone) */
 };
 
 #define XF_COMMON_OPTS \
@@ -31,6 +33,8 @@ struct xf_common {
 	{ "paths", required_argument, NULL, 'P' }, \
 	{ "mem", required_argument, NULL, 'M' }, \
 	{ "timeout", required_argument, NULL, 't' }, \
+	{ "key", required_argument, NULL, 'K' }, \
+	{ "from", required_argument, NULL, 'F' }, \
 	{ "json", no_argument, NULL, 'j' }, \
 	{ "verbose", no_argument, NULL, 'v' }, \
 	{ "help", no_argument, NULL, 'h' }

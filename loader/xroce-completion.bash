@@ -11,7 +11,7 @@ _xroce_commands="attach detach status send recv stats perf help"
 # _xroce_opts COMMAND: its options; _xroce_valued COMMAND: those that take
 # a value (so that the word after them is not a positional argument).
 _xroce_opts() {
-	local common="-i --iface -p --port -P --paths --mem -t --timeout -j --json -v --verbose -h --help"
+	local common="-i --iface -p --port -P --paths --mem -t --timeout --key --from -j --json -v --verbose -h --help"
 	case $1 in
 	attach) echo "-m --mode -p --port --no-csum --csum -c --max-conns --separate --rate-capacity --active-window -f --force -h --help" ;;
 	detach) echo "-f --force -h --help" ;;
@@ -19,18 +19,18 @@ _xroce_opts() {
 	stats) echo "-i --interval -n --count -j --json -h --help" ;;
 	send) echo "$common -n --bytes -f --file -w --wr --seed" ;;
 	recv) echo "$common -b --buf -o --output --idle --accept-timeout" ;;
-	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --once --interval-ms --wait --no-redundant --tx-engine -j --json -v --verbose -h --help" ;;
+	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --once --interval-ms --wait --no-redundant --key --from --tx-engine -j --json -v --verbose -h --help" ;;
 	esac
 }
 
 _xroce_valued() {
-	local common="-i --iface -p --port -P --paths --mem -t --timeout"
+	local common="-i --iface -p --port -P --paths --mem -t --timeout --key --from"
 	case $1 in
 	attach) echo "-m --mode -p --port -c --max-conns --rate-capacity --active-window" ;;
 	stats) echo "-i --interval -n --count" ;;
 	send) echo "$common -n --bytes -f --file -w --wr --seed" ;;
 	recv) echo "$common -b --buf -o --output --idle --accept-timeout" ;;
-	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --interval-ms --tx-engine" ;;
+	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --interval-ms --key --from --tx-engine" ;;
 	esac
 }
 
@@ -64,7 +64,7 @@ _xroce_value() {
 		mapfile -t COMPREPLY < <(compgen -W "af_xdp test_run" -- "$cur") ;;
 	send:-i | send:--iface | recv:-i | recv:--iface | perf:-i | perf:--iface)
 		mapfile -t COMPREPLY < <(compgen -W "$(_xroce_ifaces)" -- "$cur") ;;
-	send:-f | send:--file | recv:-o | recv:--output)
+	send:-f | send:--file | recv:-o | recv:--output | *:--key)
 		compopt -o filenames 2>/dev/null || true
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
 	esac

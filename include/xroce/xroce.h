@@ -109,6 +109,10 @@ struct xroce_device_attr {
 	 * set-up authenticates both ends and derives per-connection keys, and
 	 * a peer without the key cannot connect (docs/SECURITY.md). */
 	const char *key_file;
+	/* Who may connect to this device (xroce_accept): a comma-separated
+	 * list of addresses or prefixes, "10.0.0.0/24,fd00::/64"; NULL or ""
+	 * = anyone (as a TCP server).  CONNECTs from elsewhere are dropped. */
+	const char *accept_from;
 };
 
 enum xroce_device_flags {

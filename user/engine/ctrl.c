@@ -261,6 +261,10 @@ static void on_connect(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 	const char *why;
 	uint32_t i;
 
+	if (!xr_acl_allows(&dev->acl, &from->sin6_addr)) {
+		dev->ctrl_refused++;
+		return;
+	}
 	why = xr_ctrl_check_peer(dev, m, from);
 	if (why) {
 		dev->ctrl_bad++;

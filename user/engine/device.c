@@ -168,6 +168,8 @@ static int device_start(struct xroce_device *dev,
 	xr_domain_gc(&dev->log, &dev->maps);
 	rc = xr_auth_init(&dev->auth, &dev->log, attr->key_file);
 	if (!rc)
+		rc = xr_acl_parse(&dev->acl, &dev->log, attr->accept_from);
+	if (!rc)
 		rc = xr_ctrl_open(dev, attr->ctrl_addr, attr->ctrl_port);
 	if (!rc)
 		rc = create_memory(dev, attr->mem_size);
@@ -245,12 +247,14 @@ int xr_device_close(struct xroce_device *dev)
 	xr_log(&dev->log, XROCE_LOG_DEBUG, "closing device: events for unknown "
 	       "connections %llu, malformed events %llu; control messages dropped: "
 	       "%llu malformed, %llu unauthenticated, %llu from the wrong address, "
-	       "%llu for lack of room; %llu cookies sent",
+	       "%llu for lack of room, %llu from outside accept_from; %llu cookies "
+	       "sent",
 	       (unsigned long long)dev->evt_unknown_conn,
 	       (unsigned long long)dev->evt_bad, (unsigned long long)dev->ctrl_bad,
 	       (unsigned long long)dev->ctrl_unauth,
 	       (unsigned long long)dev->ctrl_spoofed,
 	       (unsigned long long)dev->ctrl_dropped,
+	       (unsigned long long)dev->ctrl_refused,
 	       (unsigned long long)dev->ctrl_cookies);
 	destroy_objects(dev);
 	if (dev->rb)

@@ -25,6 +25,7 @@
 #include "heap.h"
 #include "txpath.h"
 #include "nlroute.h"
+#include "acl.h"
 #include "auth.h"
 #include "log.h"
 
@@ -79,6 +80,7 @@ struct xroce_device {
 	pthread_mutex_t lock;
 	struct xr_logger log;
 	struct xr_auth auth;
+	struct xr_acl acl;                 /* who may connect (none: anyone) */
 	struct xr_maps maps;
 	uint32_t domain_id;
 	int mem_fd, evq_fd;
@@ -134,6 +136,7 @@ struct xroce_device {
 	/* control messages dropped: malformed or not believable, without the
 	 * right signature, from the wrong address, no room; cookies sent */
 	uint64_t ctrl_bad, ctrl_unauth, ctrl_spoofed, ctrl_dropped, ctrl_cookies;
+	uint64_t ctrl_refused;              /* CONNECTs from outside accept_from */
 };
 
 #endif /* XR_ENGINE_DEVICE_H */

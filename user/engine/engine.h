@@ -7,6 +7,7 @@
  *
  * The engine's rooms, bottom up (each file's header says what it offers):
  *   log        logging, clock, randomness
+ *   acl        which addresses may connect
  *   auth       cookies, control-message MACs, connection keys (libsodium)
  *   cq         completion queue rings and their notification
  *   mr         protection domains, memory regions
