@@ -308,6 +308,29 @@ static void print_domain(struct round *r, const struct dom_view *dv)
 	}
 }
 
+/* Control messages a domain dropped, by reason (text: only if any). */
+static void print_ctrl(const struct dom_view *dv, bool json, bool first)
+{
+	const struct xr_telem_hdr *h = (const void *)dv->mem;
+
+	if (json) {
+		printf("%s{\"pid\":%u,\"domain\":%u,\"ctrl_dropped\":{\"malformed\":%u,"
+		       "\"unauthenticated\":%u,\"spoofed\":%u,\"no_room\":%u,"
+		       "\"refused\":%u},\"ctrl_cookies\":%u}", first ? "" : ",",
+		       dv->pid, dv->domain, h->ctrl_malformed, h->ctrl_unauth,
+		       h->ctrl_spoofed, h->ctrl_no_room, h->ctrl_refused,
+		       h->ctrl_cookies);
+		return;
+	}
+	if (h->ctrl_malformed || h->ctrl_unauth || h->ctrl_spoofed ||
+	    h->ctrl_no_room || h->ctrl_refused)
+		printf("pid %u: control messages dropped: %u malformed, %u "
+		       "unauthenticated, %u from the wrong address, %u for lack of "
+		       "room, %u refused by --from\n", dv->pid, h->ctrl_malformed,
+		       h->ctrl_unauth, h->ctrl_spoofed, h->ctrl_no_room,
+		       h->ctrl_refused);
+}
+
 /* One refresh of every domain; *pvp and *npvp: the samples of the last
  * refresh in, of this one out. */
 static void print_round(struct dom_view *dv, int ndv, struct prev **pvp,
@@ -327,9 +350,13 @@ static void print_round(struct dom_view *dv, int ndv, struct prev **pvp,
 	for (d = 0; d < ndv; d++)
 		print_domain(&r, &dv[d]);
 	if (json)
-		printf("]}\n");
+		printf("],\"domains\":[");
 	else if (r.first)
 		printf("(no running connections)\n");
+	for (d = 0; d < ndv; d++)
+		print_ctrl(&dv[d], json, d == 0);
+	if (json)
+		printf("]}\n");
 	fflush(stdout);
 	free(*pvp);
 	*pvp = r.cur;

@@ -263,7 +263,7 @@ enum xr_stat {
  * count: odd while being written; readers retry until they see the same
  * even count before and after copying. */
 #define XR_TELEM_MAGIC 0x4c545258u /* "XRTL" */
-#define XR_TELEM_VERSION 1
+#define XR_TELEM_VERSION 2
 #define XR_TELEM_SLOTS 256
 
 struct xr_telem_path {
@@ -301,7 +301,15 @@ struct xr_telem_hdr {
 	__u32 pid;
 	__u32 nslots;
 	__u32 slot_size;         /* sizeof(struct xr_telem) */
-	__u32 rsvd[11];          /* up to 64 bytes */
+	/* Control messages the device dropped, by reason, and cookies sent
+	 * (saturating 32-bit copies of the library's counters). */
+	__u32 ctrl_malformed;    /* malformed, or claims that do not agree */
+	__u32 ctrl_unauth;       /* without the signature a key requires */
+	__u32 ctrl_spoofed;      /* from an address other than the peer's */
+	__u32 ctrl_no_room;      /* request queue (or one source's share) full */
+	__u32 ctrl_refused;      /* CONNECT from outside accept_from */
+	__u32 ctrl_cookies;      /* cookies sent to first CONNECTs */
+	__u32 rsvd[5];           /* up to 64 bytes */
 };
 
 #define XR_TELEM_BYTES \
