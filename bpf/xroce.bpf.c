@@ -27,7 +27,7 @@
 #include "lib/udp_csum.h"
 #include "lib/place.h"
 #include "lib/reply.h"
-#include "lib/txbuild.h"
+#include "lib/txring_build.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -63,7 +63,8 @@ struct {
 	});
 } xr_mem SEC(".maps");
 
-/* Transmit rings of the test-run engine, by (domain, plane): txrun.h. */
+/* Transmit rings of the test-run engine, by (domain, plane):
+ * include/contract/txring.h. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
 	__uint(max_entries, XR_DEFAULT_MAX_DOMAINS * XR_MAX_PLANES);
@@ -1017,8 +1018,9 @@ static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
 }
 
 /* A test run of this program by a library that transmits with it
- * (txrun.h): the trigger names a ring and carries its secret; the next
- * descriptor becomes the frame, sent back out of the interface. */
+ * (include/contract/txring.h): the trigger names a ring and carries its
+ * secret; the next descriptor becomes the frame, sent back out of the
+ * interface. */
 static __noinline int xr_tx_build(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
@@ -1052,7 +1054,7 @@ static __noinline int xr_tx_build(struct xdp_md *ctx)
 	c->tail = tail + 1;
 	slot = (__u32)tail & (XR_TXR_RING - 1);
 	d = bpf_map_lookup_elem(ring, &slot);
-	if (!d || xr_txb_build(ctx, d, mem)) {
+	if (!d || xr_txring_build(ctx, d, mem)) {
 		c->bad++;
 		return xr_drop(XR_STAT_DROP_TXR);
 	}

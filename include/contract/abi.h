@@ -249,7 +249,7 @@ enum xr_stat {
 	XR_STAT_DROP_DEAD,       /* the owning process is gone */
 	XR_STAT_NAK_RNR,         /* SEND refused: no receive posted (NAKed) */
 	XR_STAT_TX_BUILT,        /* frames built from transmit descriptors
-	                          * (test-run engine, txrun.h) */
+	                          * (test-run engine, txring.h) */
 	XR_STAT_DROP_TXR,        /* transmit triggers refused: no such ring,
 	                          * wrong secret, bad descriptor */
 	XR_STAT_MAX,

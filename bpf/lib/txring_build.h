@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Frames from descriptors, one job: turn the frame an XDP program was
- * handed (a test-run trigger) into the frame a transmit descriptor
- * describes (include/contract/txring.h): resize it, write the prebuilt headers,
- * copy the payload pieces out of a domain's memory map.  Validation of the
- * trigger and the ring is the caller's; this code refuses any size or
- * offset that would leave the descriptor, a page or the frame.
+ * Frames built by XDP from the transmit ring's descriptors, one job: turn
+ * the frame an XDP program was handed (a test-run trigger) into the frame a
+ * descriptor describes (include/contract/txring.h): resize it, write the
+ * prebuilt headers, copy the payload pieces out of a domain's memory map.
+ * Validation of the trigger and the ring is the caller's; this code refuses
+ * any size or offset that would leave the descriptor, a page or the frame.
  *
  * bpf_xdp_store_bytes wants a source range the verifier can bound, hence
  * constant sizes: with c the largest power of two <= n, two copies of c
@@ -14,23 +14,21 @@
  * offset is checked right before its use, behind a compiler barrier, as
  * older verifiers (6.1) need.
  */
-#ifndef XR_LIB_TXBUILD_H
-#define XR_LIB_TXBUILD_H
+#ifndef XR_LIB_TXRING_BUILD_H
+#define XR_LIB_TXRING_BUILD_H
 
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "contract/abi.h"
 #include "contract/txring.h"
 
-#ifndef XR_INLINE
-#define XR_INLINE static inline __attribute__((always_inline))
-#endif
+#include "contract/inline.h"
 
-struct xr_txb_page {
+struct xr_txring_page {
 	__u8 b[XR_PAGE_SIZE];
 };
 
-#define XR_TXB_COPY2(c)                                                        \
+#define XR_TXRING_COPY2(c)                                                     \
 	if (n >= (c)) {                                                        \
 		__u32 o1 = off;                                                \
 		asm volatile("" : "+r"(o1));                                   \
@@ -51,52 +49,52 @@ struct xr_txb_page {
 	}
 
 /* n bytes (off + n <= 4096) of a memory page into the frame at pkt_off. */
-XR_INLINE int xr_txb_copy_page(struct xdp_md *ctx, __u32 pkt_off, __u8 *src,
-			       __u32 off, __u32 n)
+XR_INLINE int xr_txring_copy_page(struct xdp_md *ctx, __u32 pkt_off,
+				  __u8 *src, __u32 off, __u32 n)
 {
 	const __u32 lim = XR_PAGE_SIZE;
 
 	if (off >= XR_PAGE_SIZE || n > XR_PAGE_SIZE - off)
 		return -1;
-	XR_TXB_COPY2(4096)
-	XR_TXB_COPY2(2048)
-	XR_TXB_COPY2(1024)
-	XR_TXB_COPY2(512)
-	XR_TXB_COPY2(256)
-	XR_TXB_COPY2(128)
-	XR_TXB_COPY2(64)
-	XR_TXB_COPY2(32)
-	XR_TXB_COPY2(16)
-	XR_TXB_COPY2(8)
-	XR_TXB_COPY2(4)
-	XR_TXB_COPY2(2)
-	XR_TXB_COPY2(1)
+	XR_TXRING_COPY2(4096)
+	XR_TXRING_COPY2(2048)
+	XR_TXRING_COPY2(1024)
+	XR_TXRING_COPY2(512)
+	XR_TXRING_COPY2(256)
+	XR_TXRING_COPY2(128)
+	XR_TXRING_COPY2(64)
+	XR_TXRING_COPY2(32)
+	XR_TXRING_COPY2(16)
+	XR_TXRING_COPY2(8)
+	XR_TXRING_COPY2(4)
+	XR_TXRING_COPY2(2)
+	XR_TXRING_COPY2(1)
 	return 0;
 }
 
 /* The descriptor's n header bytes to the start of the frame. */
-XR_INLINE int xr_txb_copy_hdr(struct xdp_md *ctx, __u8 *src, __u32 n)
+XR_INLINE int xr_txring_copy_hdr(struct xdp_md *ctx, __u8 *src, __u32 n)
 {
 	const __u32 lim = XR_TXR_HDR_MAX, pkt_off = 0, off = 0;
 
 	if (n > XR_TXR_HDR_MAX)
 		return -1;
-	XR_TXB_COPY2(128)
-	XR_TXB_COPY2(64)
-	XR_TXB_COPY2(32)
-	XR_TXB_COPY2(16)
-	XR_TXB_COPY2(8)
-	XR_TXB_COPY2(4)
-	XR_TXB_COPY2(2)
-	XR_TXB_COPY2(1)
+	XR_TXRING_COPY2(128)
+	XR_TXRING_COPY2(64)
+	XR_TXRING_COPY2(32)
+	XR_TXRING_COPY2(16)
+	XR_TXRING_COPY2(8)
+	XR_TXRING_COPY2(4)
+	XR_TXRING_COPY2(2)
+	XR_TXRING_COPY2(1)
 	return 0;
 }
-#undef XR_TXB_COPY2
+#undef XR_TXRING_COPY2
 
 /* len bytes from byte position pos of mem into the frame at pkt_off
  * (len < XR_TXR_MAX_FRAME: at most 2 pages). */
-XR_INLINE int xr_txb_copy_seg(struct xdp_md *ctx, void *mem, __u64 pos,
-			      __u32 pkt_off, __u32 len)
+XR_INLINE int xr_txring_copy_seg(struct xdp_md *ctx, void *mem, __u64 pos,
+				 __u32 pkt_off, __u32 len)
 {
 	__u32 i;
 
@@ -105,7 +103,7 @@ XR_INLINE int xr_txb_copy_seg(struct xdp_md *ctx, void *mem, __u64 pos,
 		__u32 pg = (__u32)(pos >> XR_PAGE_SHIFT);
 		__u32 in = (__u32)pos & (XR_PAGE_SIZE - 1);
 		__u32 n = XR_PAGE_SIZE - in;
-		struct xr_txb_page *page;
+		struct xr_txring_page *page;
 
 		if (!len)
 			break;
@@ -114,7 +112,7 @@ XR_INLINE int xr_txb_copy_seg(struct xdp_md *ctx, void *mem, __u64 pos,
 		page = bpf_map_lookup_elem(mem, &pg);
 		if (!page)
 			return -1;
-		if (xr_txb_copy_page(ctx, pkt_off, page->b, in, n))
+		if (xr_txring_copy_page(ctx, pkt_off, page->b, in, n))
 			return -1;
 		pos += n;
 		pkt_off += n;
@@ -124,7 +122,8 @@ XR_INLINE int xr_txb_copy_seg(struct xdp_md *ctx, void *mem, __u64 pos,
 }
 
 /* Make the frame the one d describes; 0 or -1 (refused). */
-XR_INLINE int xr_txb_build(struct xdp_md *ctx, struct xr_txr_desc *d, void *mem)
+XR_INLINE int xr_txring_build(struct xdp_md *ctx, struct xr_txr_desc *d,
+			      void *mem)
 {
 	__u32 hl, plen, nseg, off, i;
 	int delta;
@@ -139,7 +138,7 @@ XR_INLINE int xr_txb_build(struct xdp_md *ctx, struct xr_txr_desc *d, void *mem)
 	delta = (int)(hl + plen) - (int)bpf_xdp_get_buff_len(ctx);
 	if (delta && bpf_xdp_adjust_tail(ctx, delta))
 		return -1;
-	if (xr_txb_copy_hdr(ctx, d->hdr, hl))
+	if (xr_txring_copy_hdr(ctx, d->hdr, hl))
 		return -1;
 	off = hl;
 #pragma clang loop unroll(disable)
@@ -153,11 +152,11 @@ XR_INLINE int xr_txb_build(struct xdp_md *ctx, struct xr_txr_desc *d, void *mem)
 		len = *(volatile __u32 *)&d->seg[i].len;
 		if (len > XR_TXR_MAX_FRAME || off + len > hl + plen)
 			return -1;
-		if (len && xr_txb_copy_seg(ctx, mem, pos, off, len))
+		if (len && xr_txring_copy_seg(ctx, mem, pos, off, len))
 			return -1;
 		off += len;
 	}
 	return off == hl + plen ? 0 : -1;
 }
 
-#endif /* XR_LIB_TXBUILD_H */
+#endif /* XR_LIB_TXRING_BUILD_H */
