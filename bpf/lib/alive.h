@@ -82,7 +82,8 @@ XR_INLINE int xr_domain_alive(struct xdp_md *ctx, const struct xr_hdrs *h,
 		v4 = !ca[0] && !ca[1] && ca[2] == bpf_htonl(0xffff);
 	else
 		v4 = !h->v6;
-	tlen = v4 ? xr_ctrl_tuple4(h, end, d, &t) : xr_ctrl_tuple6(h, end, d, &t);
+	tlen = v4 ? xr_ctrl_tuple4(h, end, d, &t) :
+		    xr_ctrl_tuple6(h, end, d, &t);
 	sk = bpf_sk_lookup_udp(ctx, &t, tlen, BPF_F_CURRENT_NETNS, 0);
 	if (!sk)
 		return 0;
