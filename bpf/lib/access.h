@@ -18,6 +18,7 @@
 #include <bpf/bpf_endian.h>
 #include "contract/abi.h"
 #include "contract/inline.h"
+#include "lib/rx_pkt.h"
 
 #define XR_ACCESS_MAX_OFF ((__u64)1 << 48)
 
@@ -106,46 +107,44 @@ XR_INLINE __u8 xr_check_read_resp(const struct xr_conn *c, __u32 conn_id,
  * what it asks to read must be readable; *pos is where that lies.  It is
  * answered by the responder's library (XDP cannot send many packets). */
 XR_INLINE __u8 xr_check_read_req(struct xdp_md *ctx, __u32 pkt_off,
-				 const struct xr_data_hdr *d,
-				 const struct xr_conn *c, __u32 plen,
+				 const struct xr_rx_pkt *pk,
+				 const struct xr_conn *c,
 				 struct xr_read_req *rr, __u64 *pos)
 {
-	if (plen != sizeof(*rr) || bpf_ntohl(d->msg_len) != sizeof(*rr) ||
-	    d->msg_off || bpf_xdp_load_bytes(ctx, pkt_off, rr, sizeof(*rr)))
+	if (pk->plen != sizeof(*rr) || pk->msg_len != sizeof(*rr) ||
+	    pk->msg_off || bpf_xdp_load_bytes(ctx, pkt_off, rr, sizeof(*rr)))
 		return XR_NAK_BAD_LENGTH;
-	return xr_check_mr(c, bpf_ntohl(d->rkey), bpf_be64_to_cpu(d->raddr),
-			   bpf_ntohl(rr->len), XR_ACCESS_REMOTE_READ, pos);
+	return xr_check_mr(c, pk->rkey, pk->raddr, bpf_ntohl(rr->len),
+			   XR_ACCESS_REMOTE_READ, pos);
 }
 
-/* Where the payload (plen bytes at pkt_off) of DATA packet d for connection
- * conn_id may go: a NAK reason, or 0 with *pos set. */
+/* Where the payload (at pkt_off) of DATA packet pk may go: a NAK reason,
+ * or 0 with *pos set. */
 XR_INLINE __u8 xr_check_access(struct xdp_md *ctx, __u32 pkt_off,
-			       const struct xr_data_hdr *d,
-			       const struct xr_conn *c, __u32 conn_id,
-			       __u32 plen, struct xr_read_req *rr, __u64 *pos)
+			       const struct xr_rx_pkt *pk,
+			       const struct xr_conn *c,
+			       struct xr_read_req *rr, __u64 *pos)
 {
-	__u32 msg_len = bpf_ntohl(d->msg_len), msg_off = bpf_ntohl(d->msg_off);
-	__u8 opcode = d->opcode, nak;
+	__u8 nak;
 
-	if (opcode == XR_OP_READ_REQ)
-		return xr_check_read_req(ctx, pkt_off, d, c, plen, rr, pos);
-	nak = xr_check_seg(plen, msg_len, msg_off);
+	if (pk->opcode == XR_OP_READ_REQ)
+		return xr_check_read_req(ctx, pkt_off, pk, c, rr, pos);
+	nak = xr_check_seg(pk->plen, pk->msg_len, pk->msg_off);
 	if (nak)
 		return nak;
-	switch (opcode) {
+	switch (pk->opcode) {
 	case XR_OP_WRITE:
 	case XR_OP_WRITE_IMM:
-		return xr_check_mr(c, bpf_ntohl(d->rkey),
-				   bpf_be64_to_cpu(d->raddr), plen,
+		return xr_check_mr(c, pk->rkey, pk->raddr, pk->plen,
 				   XR_ACCESS_REMOTE_WRITE, pos);
 	case XR_OP_SEND:
 	case XR_OP_SEND_IMM:
-		return xr_check_send(c, conn_id, bpf_ntohs(d->stream),
-				     bpf_ntohl(d->msn), msg_len, msg_off, plen,
-				     pos);
+		return xr_check_send(c, pk->conn_id, pk->stream, pk->msn,
+				     pk->msg_len, pk->msg_off, pk->plen, pos);
 	case XR_OP_READ_RESP:
-		return xr_check_read_resp(c, conn_id, bpf_ntohl(d->read_id),
-					  msg_len, msg_off, plen, pos);
+		return xr_check_read_resp(c, pk->conn_id, pk->read_id,
+					  pk->msg_len, pk->msg_off, pk->plen,
+					  pos);
 	default:
 		return XR_NAK_BAD_OPCODE;
 	}

@@ -14,6 +14,7 @@
 #include "contract/abi.h"
 #include "contract/inline.h"
 #include "lib/reply.h"
+#include "lib/rx_pkt.h"
 
 /* What an ACK reports of its path and connection. */
 struct xr_ack_info {
@@ -45,18 +46,15 @@ XR_INLINE int xr_ack_gap(const struct xr_ack_info *ai)
 	return (ai->sack[0] | ai->sack[1] | ai->sack[2] | ai->sack[3]) != 0;
 }
 
-/* Rewrite DATA frame d (v6: its IP version) into the ACK, or with a reason
- * the NAK, of its path: to the peer's connection peer_conn with its token
- * tx_token, echoing d's path, PSN and timestamp.  0, or -1 when the frame
+/* Rewrite the frame of DATA packet pk (v6: its IP version) into the ACK,
+ * or with a reason the NAK, of its path: to the peer's connection with its
+ * token, echoing pk's path, PSN and timestamp.  0, or -1 when the frame
  * cannot be resized. */
 XR_INLINE int xr_ack_build(struct xdp_md *ctx, int v6,
-			   const struct xr_data_hdr *d,
-			   const struct xr_ack_info *ai, __u32 peer_conn,
-			   __u64 tx_token, __u8 flags, __u8 reason, __u32 hint)
+			   const struct xr_rx_pkt *pk,
+			   const struct xr_ack_info *ai, __u8 flags,
+			   __u8 reason, __u32 hint)
 {
-	/* Read before the frame is rewritten: the ACK overlays d. */
-	__be32 psn = d->psn, ts = d->ts, csn = d->csn;
-	__u8 path = d->path;
 	struct xr_ack_hdr *a;
 	struct xr_hdrs h;
 	__u32 i;
@@ -67,12 +65,12 @@ XR_INLINE int xr_ack_build(struct xdp_md *ctx, int v6,
 	a->ver_type = XR_VER_TYPE(reason ? XR_T_NAK : XR_T_ACK);
 	a->flags = flags;
 	a->reason = reason;
-	a->path = path;
-	a->dst_conn = bpf_htonl(peer_conn);
-	a->token = bpf_cpu_to_be64(tx_token);
+	a->path = pk->path;
+	a->dst_conn = bpf_htonl(pk->peer_conn);
+	a->token = bpf_cpu_to_be64(pk->tx_token);
 	a->cack = bpf_htonl(ai->cack);
-	a->ack_psn = psn;
-	a->ts_echo = ts;
+	a->ack_psn = bpf_htonl(pk->psn);
+	a->ts_echo = pk->ts;
 	a->rate_hint = bpf_htonl(hint);
 #pragma clang loop unroll(full)
 	for (i = 0; i < XR_SACK_WORDS; i++)
@@ -80,7 +78,7 @@ XR_INLINE int xr_ack_build(struct xdp_md *ctx, int v6,
 	a->ce_pkts = bpf_htonl(ai->ce_pkts);
 	a->rx_pkts = bpf_htonl(ai->rx_pkts);
 	a->csn_cum = bpf_htonl(ai->csn_cum);
-	a->nak_csn = reason ? csn : 0;
+	a->nak_csn = reason ? bpf_htonl(pk->csn) : 0;
 	xr_reply_finish(ctx, &h, sizeof(*a));
 	return 0;
 }
