@@ -166,6 +166,7 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } xr_stats SEC(".maps");
+
 /* Steps that use the maps above. */
 #include "lib/stats.h"
 #include "lib/auth.h"
