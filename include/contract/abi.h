@@ -347,7 +347,11 @@ struct xr_evt_recv {
 	__u8 opcode;
 	__u8 rsvd;
 	__u64 raddr_end;         /* the message's end: raddr - msg_off + msg_len */
-	__u32 rkey;              /* WRITE: rkey; SEND: MSN; READ_RESP: read id */
+	union {                  /* the data header's field, as it came */
+		__u32 rkey;      /* WRITE, WRITE_IMM */
+		__u32 msn;       /* SEND, SEND_IMM */
+		__u32 read_id;   /* READ_RESP */
+	};
 	__u16 ssn;
 	__u16 rsvd1;
 };
@@ -385,6 +389,9 @@ struct xr_evt {
 };
 
 _Static_assert(sizeof(struct xr_evt_ack) == 72, "evt ack size");
+_Static_assert(sizeof(struct xr_evt_recv) == 32, "evt recv size");
+_Static_assert(__builtin_offsetof(struct xr_evt_recv, rkey) == 24, "evt recv rkey");
+_Static_assert(__builtin_offsetof(struct xr_evt_recv, read_id) == 24, "evt recv read_id");
 _Static_assert(sizeof(struct xr_evt) == 88, "evt size");
 _Static_assert(sizeof(struct xr_conn) == 112, "conn size");
 _Static_assert(sizeof(struct xr_mr) == 40, "mr size");

@@ -42,7 +42,7 @@ enum xr_type {
 enum xr_opcode {
 	XR_OP_WRITE = 1,     /* RDMA WRITE: placement by (raddr, rkey) */
 	XR_OP_WRITE_IMM = 2, /* WRITE + 32-bit immediate delivered at the end */
-	XR_OP_SEND = 3,      /* two-sided: placement by (stream, MSN in rkey) */
+	XR_OP_SEND = 3,      /* two-sided: placement by (stream, msn) */
 	XR_OP_SEND_IMM = 4,
 	XR_OP_READ_REQ = 5,  /* READ request: raddr/rkey at the responder */
 	XR_OP_READ_RESP = 6, /* READ response: placed at the requester */
@@ -101,7 +101,9 @@ enum xr_nak_reason {
  *                    content, kept when it is retransmitted on another path
  *  28..31 ts         sender clock (ns, low 32 bits), echoed in the ACK
  *  32..39 raddr      WRITE/READ: remote virtual address of this payload
- *  40..43 rkey       WRITE/READ: remote key of the target memory region
+ *  40..43 rkey       WRITE, READ_REQ: key of the target memory region
+ *      or msn        SEND: which posted receive the message fills
+ *      or read_id    READ_RESP: which read it answers
  *  44..47 msg_id     message sequence number on the connection
  *  48..51 msg_len    total length of the message in bytes
  *  52..55 msg_off    offset of this payload within the message
@@ -113,16 +115,16 @@ enum xr_nak_reason {
  *
  * Per opcode:
  *  WRITE, WRITE_IMM  raddr/rkey: where the payload goes.
- *  SEND, SEND_IMM    raddr 0; the rkey field carries the MSN, the index of
+ *  SEND, SEND_IMM    raddr 0; msn (in rkey's place): the index of
  *                    the stream's posted receive the message consumes (the
  *                    n-th SEND/SEND_IMM of a stream fills its n-th posted
  *                    receive): placement needs no round trip.
  *  READ_REQ          raddr/rkey: what to read at the responder; payload =
  *                    struct xr_read_req (where the answer goes at the
  *                    requester, how much, and the read's id).
- *  READ_RESP         raddr: requester's address of this payload; the rkey
- *                    field carries the read's id: the requester places it
- *                    only inside the window that read opened.
+ *  READ_RESP         raddr: requester's address of this payload; read_id
+ *                    (in rkey's place): the requester places it only inside
+ *                    the window that read opened.
  */
 struct xr_data_hdr {
 	__u8 ver_type;
@@ -136,7 +138,13 @@ struct xr_data_hdr {
 	__be32 csn;
 	__be32 ts;
 	__be64 raddr;
-	__be32 rkey;
+	/* One field whose meaning the opcode picks (see above): naming the
+	 * member says which meaning the code relies on. */
+	union {
+		__be32 rkey;
+		__be32 msn;
+		__be32 read_id;
+	};
 	__be32 msg_id;
 	__be32 msg_len;
 	__be32 msg_off;
@@ -326,6 +334,8 @@ _Static_assert(XR_OFF(struct xr_data_hdr, csn) == 24, "csn");
 _Static_assert(XR_OFF(struct xr_data_hdr, ts) == 28, "ts");
 _Static_assert(XR_OFF(struct xr_data_hdr, raddr) == 32, "raddr");
 _Static_assert(XR_OFF(struct xr_data_hdr, rkey) == 40, "rkey");
+_Static_assert(XR_OFF(struct xr_data_hdr, msn) == 40, "msn");
+_Static_assert(XR_OFF(struct xr_data_hdr, read_id) == 40, "read_id");
 _Static_assert(XR_OFF(struct xr_data_hdr, msg_id) == 44, "msg_id");
 _Static_assert(XR_OFF(struct xr_data_hdr, msg_len) == 48, "msg_len");
 _Static_assert(XR_OFF(struct xr_data_hdr, msg_off) == 52, "msg_off");
