@@ -50,6 +50,7 @@ if want unit; then
 fi
 if want lint; then
 	run "lint: cppcheck + clang-tidy" bash tests/lint/static.sh
+	run "lint: layers" bash tests/lint/layers.sh
 fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "not root: skipping the BPF, integration and fabric tests" >&2

@@ -40,8 +40,12 @@ struct xr_swr {
 	struct xr_seg *segs;               /* ... nseg > 1 segments (malloc) */
 	uint32_t nseg;
 	uint32_t len;
-	uint32_t rkey;                     /* WRITE/READ: rkey; SEND: MSN;
-					    * READ_RESP: the requester's read id */
+	/* The data header's key field, whose meaning the opcode gives. */
+	union {
+		uint32_t rkey;             /* WRITE, READ: the peer's region */
+		uint32_t msn;              /* SEND: the receive it fills */
+		uint32_t peer_read_id;     /* READ_RESP: the requester's read */
+	};
 	uint32_t imm;
 	uint32_t msg_id;
 	uint32_t npkts;                    /* packets of the message */
