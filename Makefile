@@ -8,6 +8,8 @@
 #   tests/unit/test_*.c-> build/tests/test_*   (cmocka, ASan + UBSan)
 #   tests/bpf/*.c      -> build/tests/bpf_*    (bpf_prog_test_run tables)
 #   tests/fabric/*.c   -> build/xrfabric       (fabric emulator control)
+#   tests/fuzz/        -> build/fuzz/fuzz_*     (`make fuzz`, tests/fuzz/fuzz.mk)
+#   tests/bench/       -> build/bench/txengine  (`make txengine`, tests/bench/bench.mk)
 
 PREFIX ?= /usr/local
 CC ?= gcc
@@ -21,7 +23,9 @@ VERSION := 0.1.0
 
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 CFLAGS ?= -O2 -g
-XCFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -Ibpf -I$(BUILD) -fPIC
+# What code built against the library's internals (tests, tools) includes.
+LIB_INTERNAL_CFLAGS := -Iinclude -Iuser -Ibpf -I$(BUILD)
+XCFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(LIB_INTERNAL_CFLAGS) -fPIC
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 LIBS := -lbpf -lelf -lz -lpthread -lm
 
@@ -131,6 +135,8 @@ $(BUILD)/tests/itest_%: tests/integration/itest_%.c $(BUILD)/libxroce-san.a $(LI
 	$(Q)$(CC) $(XCFLAGS) $(SAN) -o $@ $< $(BUILD)/libxroce-san.a $(LIBS)
 
 # ---- tests ------------------------------------------------------------
+include tests/fuzz/fuzz.mk tests/bench/bench.mk
+
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 

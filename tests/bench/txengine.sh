@@ -21,7 +21,7 @@ cd "$(dirname "$0")/../.."
 . tests/lib/netns.sh
 [ "$(id -u)" -eq 0 ] || xr_die "needs root"
 
-bash tests/bench/build_txengine.sh build/bench >&2
+make -s --no-print-directory txengine >&2 || xr_die "cannot build the benchmark (make txengine)"
 
 PFX=$(xr_prefix)
 A=${PFX}a

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# run.sh: build the userspace fuzzers (tests/fuzz/build.sh) and run each for
-# a while, keeping its corpus; exit non-zero if any input crashed one
-# (sanitizer report, broken invariant, hang over 10 s, or leak).
+# run.sh: build the userspace fuzzers (`make fuzz`, tests/fuzz/fuzz.mk) and
+# run each for a while, keeping its corpus; exit non-zero if any input
+# crashed one (sanitizer report, broken invariant, hang over 10 s, or leak).
 #
 #   fuzz_ctrl    control messages from anyone on the network
 #   fuzz_events  ACK/NAK/RECV/READ_REQ/PROBE_REPLY records from peers
@@ -39,7 +39,7 @@ done
 [ "$(id -u)" -eq 0 ] || { echo "run.sh: needs root (BPF maps)" >&2; exit 1; }
 
 OUT=build/fuzz
-bash tests/fuzz/build.sh "$OUT" || { echo "run.sh: build failed" >&2; exit 1; }
+make -s --no-print-directory fuzz || { echo "run.sh: build failed" >&2; exit 1; }
 
 CHILD=
 LOG=
