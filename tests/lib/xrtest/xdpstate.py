@@ -7,14 +7,12 @@ network namespace.
   xdpstate.py XROCE IFACE           JSON {"stats": {...}, "entries":
                                     {map name: count}}
   xdpstate.py --counts XROCE IFACE  one line "domains mrs conns rq reads"
-                                    ("error" if there is no program)
-  xdpstate.py --map NAME            entries of the first map called NAME
-                                    of all the host's maps ("missing")"""
+                                    ("error" if there is no program)"""
 import json
 import subprocess
 import sys
 
-MAPS = ('xr_rq', 'xr_reads', 'xr_conns', 'xr_mrs', 'xr_domains')
+MAPS = ('xr_rq', 'xr_reads', 'xr_conns', 'xr_mrs', 'xr_domains', 'xr_txq')
 
 
 def bpftool(*args):
@@ -31,17 +29,7 @@ def entries(prog_id):
     return n
 
 
-def named_map_entries(name):
-    for m in bpftool('map', 'show'):
-        if m.get('name') == name:
-            return len(bpftool('map', 'dump', 'id', str(m['id'])))
-    return 'missing'
-
-
 def main(argv):
-    if argv[:1] == ['--map']:
-        print(named_map_entries(argv[1]))
-        return
     counts = argv[:1] == ['--counts']
     xroce, iface = argv[1:] if counts else argv
     try:
