@@ -53,18 +53,11 @@ trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
 trap cleanup EXIT
 
-# Random programs as a first corpus: every byte string is a valid input,
-# longer ones reach deeper (connections with many packets in flight).
+# Random programs as a first corpus (tests/lib/xrtest/fuzz_seed.py).
 seed_corpus() {
 	local dir=$1
 	[ -n "$(ls -A "$dir" 2>/dev/null)" ] && return 0
-	python3 - "$dir" <<'EOF'
-import os, random, sys
-random.seed(1)
-for i, n in enumerate([64, 128, 256, 512, 1024, 1024, 2048, 2048, 4096, 4096]):
-    with open(os.path.join(sys.argv[1], 'seed%02d' % i), 'wb') as f:
-        f.write(bytes(random.getrandbits(8) for _ in range(n)))
-EOF
+	python3 tests/lib/xrtest/fuzz_seed.py "$dir"
 }
 
 FAILED=0
