@@ -7,12 +7,8 @@
 # Usage: tests/demo.sh [SIZE]   (root; SIZE like 256M, default 256M)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-# shellcheck source=tests/lib/check.sh
-. tests/lib/check.sh
-# shellcheck source=tests/lib/fabric.sh
-. tests/lib/fabric.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 [ "$(id -u)" -eq 0 ] || xr_die "the demo needs root (network namespaces, XDP)"
 SIZE=${1:-256M}
 xr_need_exec "$XROCE" "$XRFABRIC"

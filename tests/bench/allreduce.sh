@@ -12,12 +12,8 @@
 #                                 [--losses "0 0.01"] [--json FILE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-# shellcheck source=tests/lib/check.sh
-. tests/lib/check.sh
-# shellcheck source=tests/lib/fabric.sh
-. tests/lib/fabric.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 xr_need_root
 SIZES=256k,4M,16M
 ITERS=5

@@ -97,12 +97,8 @@
 # set (6 configurations, ~10-15 s each, times --repeat).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-# shellcheck source=tests/lib/check.sh
-. tests/lib/check.sh
-# shellcheck source=tests/lib/fabric.sh
-. tests/lib/fabric.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 xr_need_root
 
 SENDERS="2 4 8"

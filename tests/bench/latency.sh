@@ -20,12 +20,8 @@
 #                               [--iters N] [--json FILE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-# shellcheck source=tests/lib/check.sh
-. tests/lib/check.sh
-# shellcheck source=tests/lib/fabric.sh
-. tests/lib/fabric.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 xr_need_root
 SIZES="8 64 4096"
 LOSSES="0 0.01"

@@ -44,14 +44,8 @@
 # shellcheck disable=SC2154 # FAB_* come from the fabrics' env files
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-# shellcheck source=tests/lib/check.sh
-. tests/lib/check.sh
-# shellcheck source=tests/lib/fabric.sh
-. tests/lib/fabric.sh
-# shellcheck source=tests/lib/xroce.sh
-. tests/lib/xroce.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 
 SECS=600
 SEED=$(date +%s)
@@ -75,14 +69,12 @@ TS=${XR_TIME_SCALE:-1}
 xr_tmpdir xrsoak
 [ -z "$KEEP" ] || xr_cleanup_push "mkdir -p '$KEEP' && cp -r '$TMP'/. '$KEEP'/"
 # Copies of the binaries: a rebuild during the soak cannot swap them.
-cp build/xroce build/xrfabric "$TMP/" || xr_die "cannot copy the binaries"
-XROCE=$TMP/xroce
-XRF=$TMP/xrfabric
+xr_private_bins
+XRF=$XRFABRIC
 ITEST=
 if [ -x build/tests/itest_verbs ]; then
 	cp build/tests/itest_verbs "$TMP/" && ITEST=$TMP/itest_verbs
 fi
-XRFABRIC=$XRF # for xr_fab_up
 
 FABS=(perf xfer1 xfer2)
 [ -z "$ITEST" ] || FABS+=(verbs)

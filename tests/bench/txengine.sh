@@ -17,9 +17,9 @@
 #   --no-park (do not keep the test-run programs in the XDP dispatcher)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
+xr_need_root
 
 make -s --no-print-directory txengine >&2 || xr_die "cannot build the benchmark (make txengine)"
 

@@ -24,12 +24,8 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-# shellcheck source=../lib/netns.sh disable=SC1091
-source "$ROOT/tests/lib/netns.sh"
-# shellcheck source=../lib/check.sh disable=SC1091
-source "$ROOT/tests/lib/check.sh"
-# shellcheck source=../lib/fabric.sh disable=SC1091
-source "$ROOT/tests/lib/fabric.sh"
+# shellcheck source=../lib/common.sh disable=SC1091
+source "$ROOT/tests/lib/common.sh"
 FAB="$HERE/fabric.sh"
 XRF=$XRFABRIC
 

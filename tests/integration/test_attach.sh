@@ -20,10 +20,8 @@
 # Usage: tests/integration/test_attach.sh   (XROCE=path overrides build/xroce)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-# shellcheck source=tests/lib/check.sh
-. tests/lib/check.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 
 xr_need_root
 XROCE=${XROCE:-$PWD/build/xroce}

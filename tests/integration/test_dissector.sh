@@ -46,12 +46,8 @@
 # Needs root, tshark, and `make` run first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-# shellcheck source=tests/lib/check.sh
-. tests/lib/check.sh
-# shellcheck source=tests/lib/fabric.sh
-. tests/lib/fabric.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 
 LOSS=0.05
 BYTES=1M

@@ -32,10 +32,8 @@
 # Usage: tests/integration/test_incast.sh   (root; build/xroce, build/xrfabric)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-# shellcheck source=tests/lib/check.sh
-. tests/lib/check.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 
 xr_need_root
 xr_need_exec build/xroce build/xrfabric

@@ -36,12 +36,8 @@
 # shellcheck disable=SC2154 # FAB_* come from the topology's env file
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-# shellcheck source=tests/lib/check.sh
-. tests/lib/check.sh
-# shellcheck source=tests/lib/fabric.sh
-. tests/lib/fabric.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 
 xr_need_root
 xr_need_exec build/xroce build/xrfabric
@@ -54,12 +50,8 @@ xr_tmpdir xrmp
 # XRMP_KEEP=DIR keeps the raw results (telemetry samples, JSON) for study.
 [ -z "${XRMP_KEEP:-}" ] || xr_cleanup_push "mkdir -p '$XRMP_KEEP' && cp -r '$TMP'/. '$XRMP_KEEP'/"
 
-# The run uses copies of the binaries (their BPF objects are built in), so
-# a rebuild during the run cannot swap them halfway.
-cp build/xroce build/xrfabric "$TMP/" || xr_die "cannot copy the binaries"
-XROCE=$TMP/xroce
-XRF=$TMP/xrfabric
-XRFABRIC=$XRF # for xr_fab_up
+xr_private_bins
+XRF=$XRFABRIC
 
 # ---- fabric and transfers ----------------------------------------------
 # attach NS N: xroce on eth0..eth(N-1); the second and later interfaces get

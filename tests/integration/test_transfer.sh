@@ -19,14 +19,8 @@
 # Usage: tests/integration/test_transfer.sh [--quick] [--mtu M]   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-# shellcheck source=tests/lib/check.sh
-. tests/lib/check.sh
-# shellcheck source=tests/lib/fabric.sh
-. tests/lib/fabric.sh
-# shellcheck source=tests/lib/xroce.sh
-. tests/lib/xroce.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 
 xr_need_root
 ITEST=$PWD/build/tests/itest_wr

@@ -18,14 +18,8 @@
 # Usage: tests/integration/test_txrun.sh   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-# shellcheck source=tests/lib/check.sh
-. tests/lib/check.sh
-# shellcheck source=tests/lib/fabric.sh
-. tests/lib/fabric.sh
-# shellcheck source=tests/lib/xroce.sh
-. tests/lib/xroce.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 xr_need_root
 
 echo "== test_transfer.sh --quick on AF_XDP (the default here is the test-run engine)"

@@ -14,6 +14,10 @@
 #                             switch (a0: A -> B, b0: B -> A)
 #   xr_fab_counter NAME [PORT]  the switch's counter NAME summed over its
 #                             ports (or over PORT's)
+#   xr_private_bins           run on copies of build/xroce and build/xrfabric
+#                             in TMP (their BPF objects are built in), so a
+#                             rebuild during a long run cannot swap them
+#                             halfway: sets XROCE and XRFABRIC
 #
 # XROCE and XRFABRIC name the binaries (default build/'s).
 
@@ -54,4 +58,11 @@ xr_fab_counter() {
 	"$XRFABRIC" show --netns "$SW" --json |
 		xr_json 'sum(p["counters"][a[0]] for p in j["ports"] if a[1] in ("", p["port"]))' \
 			"$1" "${2:-}"
+}
+
+xr_private_bins() {
+	cp "$XR_ROOT/build/xroce" "$XR_ROOT/build/xrfabric" "$TMP/" ||
+		xr_die "cannot copy the binaries"
+	XROCE=$TMP/xroce
+	XRFABRIC=$TMP/xrfabric
 }

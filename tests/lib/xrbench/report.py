@@ -7,8 +7,8 @@ run()), and results.md from them all (report_assemble.py).
   report.py assemble --meta META_JSON --out DIR --tmp DIR
 
 A part reads the raw results its benchmark left in the output directory
-(and its commands and date from TMP/PART.cmds and TMP/PART.date), writes
-TMP/PART.md and prints it; it exits 1 after listing its errors (missing
+(its commands and date, for the caption report.py puts first, from
+TMP/PART.cmds and TMP/PART.date), writes TMP/PART.md and prints it; it exits 1 after listing its errors (missing
 or empty results, a failed plot) on stderr."""
 import argparse
 import importlib
@@ -26,9 +26,12 @@ ap.add_argument('--log', default='')
 ap.add_argument('--with-loss', default='0')
 a = ap.parse_args()
 R.init(a)
-importlib.import_module('report_' + a.part).run()
 if a.part == 'assemble':
+    importlib.import_module('report_assemble').run()
     sys.exit(0)
+# Every part's tables start with where they come from.
+R.md += [R.caption(), '']
+importlib.import_module('report_' + a.part).run()
 text = '\n'.join(R.md).rstrip('\n') + '\n'
 open(os.path.join(R.TMP, a.part + '.md'), 'w').write(text)
 sys.stdout.write(text)

@@ -4,14 +4,12 @@ import json
 import os
 
 import report_common as R
-from report_common import caption, errors, load, md, num, table
+from report_common import errors, load, md, num, table
 
 TITLE = 'CPU cost per GB'
 
 
 def run():
-    md.append(caption())
-    md.append('')
     md.append('CPU-seconds per GB moved in the loss-free runs of part loss, machine-wide: busy time '
               '(user + nice + system + irq + softirq) of all %d CPUs from /proc/stat, right before and '
               'after each client, over the bytes it moved. On veth the receiver\'s and the switch\'s '

@@ -4,14 +4,12 @@ failover.json and failover.csv): the figures and failover.png."""
 import os
 
 import report_common as R
-from report_common import TERM, caption, errors, gnuplot, load, md, table
+from report_common import TERM, errors, gnuplot, load, md, table
 
 TITLE = 'Failover: one of four paths blackholed'
 
 
 def run():
-    md.append(caption())
-    md.append('')
     d = load('failover.json')
     if not d:
         return

@@ -6,14 +6,12 @@ import os
 import statistics as st
 
 import report_common as R
-from report_common import TERM, caption, errors, gnuplot, load, md, pct, table
+from report_common import TERM, errors, gnuplot, load, md, pct, table
 
 TITLE = 'Incast'
 
 
 def run():
-    md.append(caption())
-    md.append('')
     d = load('incast.json')
     if not d:
         return

@@ -5,14 +5,12 @@ import math
 import os
 
 import report_common as R
-from report_common import TERM, caption, gnuplot, load, md, num, table
+from report_common import TERM, gnuplot, load, md, num, table
 
 TITLE = 'Small-message latency'
 
 
 def run():
-    md.append(caption())
-    md.append('')
     d = load('latency.json')
     if not d:
         return

@@ -6,14 +6,12 @@ import math
 import os
 
 import report_common as R
-from report_common import TERM, caption, errors, gnuplot, load, md, num, pct, table
+from report_common import TERM, errors, gnuplot, load, md, num, pct, table
 
 TITLE = 'Goodput under random loss'
 
 
 def run():
-    md.append(caption())
-    md.append('')
     md.append('One connection; the switch drops packets at random in both directions (data and '
               'ACKs). xroce: `xroce perf client --mode bw`, 64 KiB WRITEs over 8 paths; TCP: '
               'iperf3, one stream. "of 0%": fraction of its own loss-free goodput; the ceiling '

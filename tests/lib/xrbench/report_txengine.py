@@ -7,7 +7,7 @@ import os
 import re
 
 import report_common as R
-from report_common import caption, errors, load, md, pct, table
+from report_common import errors, load, md, pct, table
 
 TITLE = 'Transmit engines: raw packet rate beside xroce'
 
@@ -18,8 +18,6 @@ SUMMARY = re.compile(r'^(\w+)\s+(\d+)\s+(\d+)\s+(\S+)\s+([\d.]+) \[\s*([\d.]+)\.
 
 
 def run():
-    md.append(caption())
-    md.append('')
     try:
         text = open(R.args.log).read()
     except OSError as e:
