@@ -124,10 +124,13 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libxroce-san.a $(BPF_HDRS) $
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(XCFLAGS) $(SAN) -Itests/unit -o $@ $< $(BUILD)/libxroce-san.a -lcmocka $(LIBS)
 
-$(BUILD)/tests/bpf_%: tests/bpf/bpf_%.c $(wildcard tests/bpf/*.h) $(SKELS) $(BUILD)/libxroce-san.a
+# tests/bpf/world.c: the world all three runners set up.
+$(BUILD)/tests/bpf_%: tests/bpf/bpf_%.c tests/bpf/world.c $(wildcard tests/bpf/*.h tests/bpf/fixtures/*.h) \
+		$(SKELS) $(BUILD)/libxroce-san.a
 	@mkdir -p $(dir $@)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(XCFLAGS) $(SAN) -Itests/bpf -o $@ $< $(BUILD)/libxroce-san.a -lcmocka $(LIBS)
+	$(Q)$(CC) $(XCFLAGS) $(SAN) -Itests/bpf -o $@ $< tests/bpf/world.c $(BUILD)/libxroce-san.a \
+		-lcmocka $(LIBS)
 
 $(BUILD)/tests/itest_%: tests/integration/itest_%.c $(BUILD)/libxroce-san.a $(LIB_HDRS)
 	@mkdir -p $(dir $@)
