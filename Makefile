@@ -142,6 +142,7 @@ include tests/fuzz/fuzz.mk tests/bench/bench.mk
 
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+	$(Q)set -e; for t in tests/lib/xrtest/test_*.py; do echo "== $$t"; python3 $$t; done
 
 bpftest: $(BPFT_BINS)
 	$(Q)set -e; for t in $(BPFT_BINS); do echo "== $$t"; $$t; done

@@ -24,8 +24,10 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE $(WARN) $(LIB_INTERNAL_CFLAGS) \
 FUZZ_WRAPS := xr_now_ns xr_random64 xr_nl_resolve ring_buffer__new \
 	ring_buffer__consume ring_buffer__free recvfrom sendto poll
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(filter-out %/xsk.c,$(LIB_SRCS)))
+# The simulation and harness every fuzzer links: tests/fuzz/*.c but the
+# fuzzers' own files (fuzz_*.c).
 FUZZ_COMMON_OBJS := $(patsubst %.c,$(FUZZ_OBJ)/%.o,\
-	tests/fuzz/sim.c tests/fuzz/xsk_loop.c tests/fuzz/harness.c)
+	$(filter-out tests/fuzz/fuzz_%.c,$(wildcard tests/fuzz/*.c)))
 fuzz_comma := ,
 
 .PHONY: fuzz
