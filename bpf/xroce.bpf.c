@@ -12,6 +12,8 @@
  *  ack/nak authenticate and hand a compact record to the owning domain's
  *          ring buffer, so the library never parses frames.
  *  probe   answer in place with a probe reply (XDP_TX).
+ *  bind    a peer's half of a connection made from out-of-band information
+ *          (wire.h, XR_CTRL_BIND): to the owning domain's ring buffer.
  *  other   XDP_PASS, untouched.
  *
  * Maps and records: include/contract/abi.h.  Wire format: include/contract/wire.h.
@@ -1016,6 +1018,74 @@ static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
 	return XDP_TX;
 }
 
+/* A BIND half (wire.h) for one of our connections that is not connected
+ * yet (INIT) or was bound by the same exchange (RTS: the peer resends
+ * until it hears from us): to the owning domain's event ring, with the
+ * packet's source, which is what the library trusts.  The message itself
+ * is only checked for its length and op here. */
+static __noinline int xr_rx_bind(struct xdp_md *ctx, struct xr_hdrs *h,
+				 const struct xr_cfg *cfg)
+{
+	void *end = (void *)(long)ctx->data_end;
+	struct xr_ctrl_msg *m = (void *)(h->udp + 1);
+	struct xr_evt_bind *e;
+	struct xr_conn *c;
+	__u32 udp_len, conn_id, domain;
+	__u64 now;
+	void *evq;
+
+	/* Other control messages never come to the data port. */
+	if ((void *)&m->op + 1 > end || m->op != XR_CTRL_BIND)
+		return xr_drop(XR_STAT_DROP_VERSION);
+	udp_len = xr_udp_len(ctx, h, end, sizeof(*m));
+	if (udp_len != sizeof(struct udphdr) + sizeof(*m) || (void *)(m + 1) > end)
+		return xr_drop(XR_STAT_DROP_BIND);
+	conn_id = bpf_ntohl(m->dst_conn);
+	c = bpf_map_lookup_elem(&xr_conns, &conn_id);
+	if (!c)
+		return xr_drop(XR_STAT_DROP_NO_CONN);
+	if (c->state != XR_CONN_INIT && c->state != XR_CONN_RTS)
+		return xr_drop(XR_STAT_DROP_CONN_STATE);
+	domain = c->domain;
+	if (cfg->flags & XR_CFG_VERIFY_CSUM && xr_csum_ok_global(ctx, udp_len) != 1)
+		return xr_drop(XR_STAT_DROP_CSUM);
+	now = bpf_ktime_get_ns();
+	if (!xr_domain_alive(ctx, h, end, domain, now))
+		return xr_drop(XR_STAT_DROP_DEAD);
+	evq = bpf_map_lookup_elem(&xr_evq, &domain);
+	if (!evq)
+		return xr_drop(XR_STAT_DROP_NO_MEM);
+	e = bpf_ringbuf_reserve(evq, sizeof(*e), 0);
+	if (!e)
+		return xr_drop(XR_STAT_DROP_EVQ_FULL); /* the peer resends it */
+	__builtin_memset(e, 0, sizeof(*e) - sizeof(e->msg));
+	e->type = XR_EVT_BIND;
+	e->conn = conn_id;
+	e->rx_ns = now;
+	e->src_port = bpf_ntohs(h->udp->source);
+	if (!h->v6) {
+		struct iphdr *ip = xr_ip4(h, end);
+
+		e->src_addr[10] = 0xff;
+		e->src_addr[11] = 0xff;
+		if (ip)
+			__builtin_memcpy(e->src_addr + 12, &ip->saddr, 4);
+	} else {
+		struct ipv6hdr *ip6 = xr_ip6(h, end);
+
+		if (ip6)
+			__builtin_memcpy(e->src_addr, &ip6->saddr, 16);
+	}
+	if (bpf_xdp_load_bytes(ctx, h->l4_off + sizeof(struct udphdr), e->msg,
+			       sizeof(e->msg))) {
+		bpf_ringbuf_discard(e, 0);
+		return xr_drop(XR_STAT_DROP_TRUNC);
+	}
+	bpf_ringbuf_submit(e, 0);
+	xr_count(XR_STAT_RX_BIND);
+	return XDP_DROP;
+}
+
 /* A test run of this program by a library that transmits with it
  * (txrun.h): the trigger names a ring and carries its secret; the next
  * descriptor becomes the frame, sent back out of the interface. */
@@ -1097,6 +1167,8 @@ int xroce_xdp(struct xdp_md *ctx)
 			return xr_rx_data(ctx, &h, cfg);
 		case XR_T_PROBE:
 			return xr_rx_probe(ctx, &h, cfg, 0);
+		case XR_T_CTRL:
+			return xr_rx_bind(ctx, &h, cfg);
 		default:
 			return xr_drop(XR_STAT_DROP_VERSION);
 		}
