@@ -13,7 +13,6 @@
 #include "engine.h"
 #include "device.h"
 
-#define XR_CQ_MAX (1u << 22)
 
 int xr_cq_create(struct xroce_device *dev, int cqe, struct xroce_cq **out)
 {

@@ -126,6 +126,12 @@ struct xroce_device {
 	struct xr_ack_result res;
 	/* counters */
 	uint64_t evt_unknown_conn, evt_bad, ctrl_bad, ctrl_dropped;
+	uint64_t bind_bad;                 /* BIND halves refused (bind.c) */
+	/* asyncev.c: the application's event handler */
+	xroce_event_fn event_fn;
+	void *event_arg;
+	/* anymem.c: application memory moved into the memory map */
+	struct xr_extent *extents;
 };
 
 #endif /* XR_ENGINE_DEVICE_H */

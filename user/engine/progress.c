@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "acks.h"
+#include "bind.h"
 #include "complete.h"
 #include "ctrl.h"
 #include "events.h"
@@ -44,6 +45,11 @@ static void progress_qp(struct xroce_device *dev, struct xroce_qp *qp,
 {
 	uint64_t r;
 
+	if (qp->bind) { /* the exchange of xroce_qp_bind */
+		r = xr_bind_run(qp);
+		if (r < *next)
+			*next = r;
+	}
 	/* Each QP costs a few comparisons unless it has something to do:
 	 * timers run when due (timer_due is reset to 0 whenever sending or an
 	 * acknowledgement changes them), completion when something changed. */
