@@ -8,6 +8,8 @@
 #   tests/unit/test_*.c-> build/tests/test_*   (cmocka, ASan + UBSan)
 #   tests/bpf/*.c      -> build/tests/bpf_*    (bpf_prog_test_run tables)
 #   tests/fabric/*.c   -> build/xrfabric       (fabric emulator control)
+#   user/ibverbs/*.c   -> build/lib/libibverbs.so.1 (+ libmlx5/libefa stand-ins):
+#                         unmodified ibverbs programs on xroce (`xroce run`)
 
 PREFIX ?= /usr/local
 CC ?= gcc
@@ -64,9 +66,24 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/bpf_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
-ITEST_SRCS := $(wildcard tests/integration/itest_*.c)
+ITEST_SRCS := $(filter-out tests/integration/itest_ibv_%,$(wildcard tests/integration/itest_*.c))
 ITEST_BINS := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(ITEST_SRCS))
+# ibverbs programs of our own: <infiniband/verbs.h> and our libibverbs.so.1
+IBV_TEST_SRCS := $(wildcard tests/integration/itest_ibv_*.c)
+IBV_TEST_BINS := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(IBV_TEST_SRCS))
 FABRIC_SRCS := $(wildcard tests/fabric/*.c)
+# libibverbs on xroce: a compatibility layer above the public API (it sees
+# include/xroce/xroce.h only), with libxroce's objects linked in, so the
+# library is one file on LD_LIBRARY_PATH and libxroce's symbols stay local
+# (its version script exports ibverbs' names only).  Debian's
+# libibverbs-dev gives <infiniband/verbs.h>: structure layouts and inline
+# verbs are the ones applications were compiled with.
+IBV_SRCS := $(wildcard user/ibverbs/*.c)
+IBV_OBJS := $(patsubst user/ibverbs/%.c,$(BUILD)/ibv/%.o,$(IBV_SRCS))
+IBV_LIBDIR := $(BUILD)/lib
+IBV_LIBS := $(IBV_LIBDIR)/libibverbs.so.1 $(IBV_LIBDIR)/libmlx5.so.1 \
+	$(IBV_LIBDIR)/libefa.so.1
+IBV_CFLAGS := $(BASE_CFLAGS) -fvisibility=hidden
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/xroce-%,$(EXAMPLE_SRCS))
 
@@ -81,7 +98,7 @@ endif
 .PHONY: all clean install deps test check unit bpftest integration demo bench lint vmtest
 all: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/xroce.pc \
 	$(UNIT_BINS) $(BPFT_BINS) $(ITEST_BINS) $(EXAMPLE_BINS) \
-	$(if $(FABRIC_SRCS),$(BUILD)/xrfabric)
+	$(if $(FABRIC_SRCS),$(BUILD)/xrfabric) $(IBV_LIBS) $(IBV_TEST_BINS)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(dir $@)
@@ -120,6 +137,24 @@ $(BUILD)/libxroce.so: $(LIB_OBJS) $(LIB_MAP)
 	$(Q)$(CC) -shared -Wl,-soname,libxroce.so.0 -Wl,--version-script=$(LIB_MAP) \
 		-o $@ $(LIB_OBJS) $(LIBS)
 
+$(BUILD)/ibv/%.o: user/ibverbs/%.c user/ibverbs/xv.h include/xroce/xroce.h
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(IBV_CFLAGS) -c $< -o $@
+
+$(IBV_LIBDIR)/libibverbs.so.1: $(IBV_OBJS) $(LIB_OBJS) user/ibverbs/libibverbs.map
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,libibverbs.so.1 -Wl,-z,defs -Wl,-z,now \
+		-Wl,--version-script=user/ibverbs/libibverbs.map -o $@ \
+		$(IBV_OBJS) $(LIB_OBJS) $(LIBS)
+
+$(IBV_LIBDIR)/lib%.so.1: user/ibverbs/standin/%.c user/ibverbs/standin/%.map
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(IBV_CFLAGS) -shared -Wl,-soname,lib$*.so.1 -Wl,-z,defs \
+		-Wl,--version-script=user/ibverbs/standin/$*.map -o $@ $<
+
 $(BUILD)/xroce.pc: xroce.pc.in
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
@@ -154,6 +189,12 @@ $(BUILD)/tests/itest_%: tests/integration/itest_%.c $(BUILD)/libxroce-san.a $(LI
 	@mkdir -p $(dir $@)
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $< $(BUILD)/libxroce-san.a $(LIBS)
+
+$(BUILD)/tests/itest_ibv_%: tests/integration/itest_ibv_%.c $(IBV_LIBDIR)/libibverbs.so.1
+	@mkdir -p $(dir $@)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $< \
+		-L$(IBV_LIBDIR) -l:libibverbs.so.1 -Wl,-rpath,'$$ORIGIN/../lib' -lpthread
 
 # ---- tests ------------------------------------------------------------
 unit: $(UNIT_BINS)
@@ -198,6 +239,9 @@ install: all
 	install -m 644 $(BUILD)/xroce.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 755 $(BUILD)/xroce $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BPF_OBJS) $(DESTDIR)$(PREFIX)/lib/xroce/
+	# not on the system's library path: `xroce run` puts it first for CMD
+	install -d $(DESTDIR)$(PREFIX)/lib/xroce/verbs
+	install -m 755 $(IBV_LIBS) $(DESTDIR)$(PREFIX)/lib/xroce/verbs/
 
 clean:
 	rm -rf $(BUILD)

@@ -259,11 +259,10 @@ XV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	da.mem_size = mem_size();
 	da.log_fn = xv_xroce_log;
 	da.log_level = xv_log_level();
-#ifdef XV_HAVE_PROGRESS_THREAD
 	/* A side that makes no verbs calls (a READ responder, a WRITE
-	 * target waiting on a socket) is served by the device's thread. */
+	 * target waiting on a socket, a process asleep on a completion
+	 * channel) is served by the device's thread, as by a NIC. */
 	da.flags |= XROCE_DEVICE_PROGRESS_THREAD;
-#endif
 	rc = xroce_open_device(&da, &ctx->xd);
 	if (rc) {
 		free(ctx);
