@@ -51,7 +51,7 @@ XV_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *c, int cqe,
 	rc = xroce_create_cq(xv_ctx(c)->xd, cqe, &cq->xcq);
 	if (rc) {
 		free(cq);
-		return xv_null(-rc, "ibv_create_cq(%d): %s", cqe, strerror(-rc));
+		return xv_lib_null(rc);
 	}
 	while (size < cqe)
 		size <<= 1;
@@ -80,7 +80,7 @@ XV_EXPORT int ibv_destroy_cq(struct ibv_cq *c)
 		return EINVAL;
 	rc = xroce_destroy_cq(cq->xcq);
 	if (rc)
-		return xv_fail(-rc, "ibv_destroy_cq: %s", strerror(-rc));
+		return xv_lib_err(rc);
 	if (cq->chan) {
 		xv_channel_forget(cq->chan, cq);
 		__atomic_sub_fetch(&cq->chan->ch.refcnt, 1, __ATOMIC_RELAXED);
@@ -226,5 +226,5 @@ int xv_req_notify_cq(struct ibv_cq *c, int solicited_only)
 
 	__atomic_store_n(&cq->armed, true, __ATOMIC_RELEASE);
 	rc = xroce_req_notify_cq(cq->xcq, solicited_only);
-	return rc ? xv_fail(-rc, "ibv_req_notify_cq: %s", strerror(-rc)) : 0;
+	return rc ? xv_lib_err(rc) : 0;
 }

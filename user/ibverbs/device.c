@@ -266,8 +266,7 @@ XV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	rc = xroce_open_device(&da, &ctx->xd);
 	if (rc) {
 		free(ctx);
-		return xv_null(-rc, "ibv_open_device(%s): %s", device->name,
-			       strerror(-rc));
+		return xv_lib_null(rc);
 	}
 	xroce_query_device(ctx->xd, &ctx->caps);
 	ctx->vdev = d;

@@ -80,3 +80,15 @@ void *xv_null(int err, const char *fmt, ...)
 	errno = err;
 	return NULL;
 }
+
+int xv_lib_err(int rc)
+{
+	errno = rc < 0 ? -rc : EIO;
+	return errno;
+}
+
+void *xv_lib_null(int rc)
+{
+	errno = rc < 0 ? -rc : EIO;
+	return NULL;
+}

@@ -82,7 +82,7 @@ static int to_error(struct xv_qp *qp)
 	int rc = xroce_qp_to_error(qp->xqp);
 
 	if (rc)
-		return xv_fail(-rc, "ibv_modify_qp(ERR): %s", strerror(-rc));
+		return xv_lib_err(rc);
 	xv_qp_mark_error(qp);
 	return 0;
 }
@@ -115,7 +115,7 @@ static int to_rtr(struct xv_qp *qp, const struct ibv_qp_attr *a)
 	peer.rnr_timer_us = rnr_us(a->min_rnr_timer);
 	rc = xroce_qp_bind(qp->xqp, &peer);
 	if (rc)
-		return xv_fail(-rc, "ibv_modify_qp(RTR): %s", strerror(-rc));
+		return xv_lib_err(rc);
 	return 0;
 }
 
@@ -141,7 +141,7 @@ static int limits(struct xv_qp *qp, const struct ibv_qp_attr *a, int mask)
 	if (!peer.timeout_ms && !peer.rnr_retry)
 		return 0;
 	rc = xroce_qp_bind(qp->xqp, &peer);
-	return rc ? xv_fail(-rc, "ibv_modify_qp: %s", strerror(-rc)) : 0;
+	return rc ? xv_lib_err(rc) : 0;
 }
 
 static void record(struct xv_qp *qp, const struct ibv_qp_attr *a, int mask)

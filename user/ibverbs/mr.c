@@ -33,7 +33,7 @@ XV_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *c)
 	rc = xroce_alloc_pd(xv_ctx(c)->xd, &pd->xpd);
 	if (rc) {
 		free(pd);
-		return xv_null(-rc, "ibv_alloc_pd: %s", strerror(-rc));
+		return xv_lib_null(rc);
 	}
 	pthread_mutex_init(&pd->lock, NULL);
 	pd->pd.context = c;
@@ -50,7 +50,7 @@ XV_EXPORT int ibv_dealloc_pd(struct ibv_pd *p)
 		return EINVAL;
 	rc = xroce_dealloc_pd(pd->xpd);
 	if (rc)
-		return xv_fail(-rc, "ibv_dealloc_pd: %s", strerror(-rc));
+		return xv_lib_err(rc);
 	pthread_mutex_destroy(&pd->lock);
 	free(pd);
 	return 0;
@@ -108,7 +108,7 @@ static struct ibv_mr *reg(struct ibv_pd *p, void *addr, size_t len,
 	rc = xroce_reg_mr(pd->xpd, addr, len, xa, &mr->xmr);
 	if (rc) {
 		free(mr);
-		return xv_null(-rc, "ibv_reg_mr(%p, %zu): %s", addr, len, strerror(-rc));
+		return xv_lib_null(rc);
 	}
 	if (fork_enabled) {
 		void *s;
@@ -186,7 +186,7 @@ XV_EXPORT int ibv_dereg_mr(struct ibv_mr *m)
 	pthread_mutex_unlock(&pd->lock);
 	rc = xroce_dereg_mr(mr->xmr);
 	if (rc)
-		return xv_fail(-rc, "ibv_dereg_mr: %s", strerror(-rc));
+		return xv_lib_err(rc);
 	free(mr);
 	return 0;
 }

@@ -321,8 +321,7 @@ static int ring_add(struct xv_qp *qp, const struct ibv_recv_wr *wr)
 				  &r->bounce_mr);
 		if (rc) {
 			bounce_free(qp, r);
-			return xv_fail(-rc, "ibv_post_recv: bounce buffer: %s",
-				       strerror(-rc));
+			return xv_lib_err(rc);
 		}
 	}
 	qp->rq_tail++;

@@ -110,7 +110,7 @@ struct ibv_qp *xv_create_qp_ex(struct ibv_context *c,
 	if (rc) {
 		free(qp->rq);
 		free(qp);
-		return xv_null(-rc, "ibv_create_qp: %s", strerror(-rc));
+		return xv_lib_null(rc);
 	}
 	num = xroce_qp_num(qp->xqp);
 	qp->ctx = ctx;
@@ -163,7 +163,6 @@ XV_EXPORT int ibv_destroy_qp(struct ibv_qp *q)
 	struct xv_qp *qp = q ? xv_qp(q) : NULL;
 	struct xv_context *ctx;
 	uint32_t i;
-	int rc;
 
 	if (!qp)
 		return EINVAL;
@@ -173,9 +172,9 @@ XV_EXPORT int ibv_destroy_qp(struct ibv_qp *q)
 	if (q->qp_num < ctx->qp_tab_size && ctx->qp_tab[q->qp_num] == qp)
 		ctx->qp_tab[q->qp_num] = NULL;
 	pthread_mutex_unlock(&ctx->lock);
-	rc = xroce_destroy_qp(qp->xqp);
-	if (rc)
-		xv_log("ibv_destroy_qp: %s", strerror(-rc));
+	/* The library logs why if it fails; the QP is gone for the
+	 * application either way (as rdma-core's after a failed destroy). */
+	xroce_destroy_qp(qp->xqp);
 	xv_async_forget(ctx, q);
 	pthread_mutex_lock(&q->mutex);
 	while (q->events_completed != qp->events_delivered)

@@ -103,7 +103,7 @@ int xv_query_port(struct ibv_context *c, uint8_t port, struct ibv_port_attr *out
 			       "has port 1)", port);
 	rc = xroce_query_plane(ctx->xd, 0, &pa);
 	if (rc)
-		return xv_fail(-rc, "ibv_query_port: %s", strerror(-rc));
+		return xv_lib_err(rc);
 	memset(&a, 0, sizeof(a));
 	a.state = pa.link_up ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
 	a.phys_state = pa.link_up ? 5 : 3; /* LinkUp / Disabled */

@@ -47,6 +47,10 @@ void xv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int xv_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Log, set errno and return NULL. */
 void *xv_null(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* libxroce failed with rc (a negative errno) and logged why already: set
+ * errno and return the positive errno / NULL, without a second line. */
+int xv_lib_err(int rc);
+void *xv_lib_null(int rc);
 enum xroce_log_level xv_log_level(void);
 void xv_xroce_log(void *arg, enum xroce_log_level level, const char *fmt,
 		  va_list ap);
