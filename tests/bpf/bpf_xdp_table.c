@@ -102,6 +102,7 @@ struct env {
 	struct xr_evt ev[MAX_EV];
 	int ev_dom[MAX_EV];
 	int nev, bad_ev;
+	struct xr_evt_bind bind_rec;  /* the last BIND record */
 	/* DOM's control port and the socket bound to it (K_BIND) */
 	uint16_t ctrl_port;
 	int ctrl_sock;
@@ -139,7 +140,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	struct rbctx *r = ctx;
 	struct env *e = r->e;
 
-	if (size != sizeof(struct xr_evt))
+	if (size == sizeof(struct xr_evt_bind))
+		memcpy(&e->bind_rec, data, size);
+	else if (size != sizeof(struct xr_evt))
 		e->bad_ev++;
 	if (e->nev < MAX_EV) {
 		memset(&e->ev[e->nev], 0, sizeof(e->ev[0]));
@@ -545,6 +548,8 @@ static size_t xhdr_len(uint8_t kind)
 	case K_PROBE:
 	case K_PROBE_REPLY:
 		return sizeof(struct xr_probe_hdr);
+	case K_CTRL:
+		return sizeof(struct xr_ctrl_msg);
 	default:
 		return sizeof(struct xr_data_hdr);
 	}
@@ -644,6 +649,16 @@ static size_t build(struct env *e, const struct step *st, int idx, int r,
 		fr_put32(body + 68, st->a.rx);
 		fr_put32(body + 72, st->a.csn_cum);
 		fr_put32(body + 76, st->a.nak_csn);
+		break;
+	case K_CTRL:
+		body[0] = XR_VER_TYPE(XR_T_CTRL);
+		body[1] = st->op ? (uint8_t)st->op : XR_CTRL_BIND;
+		fr_put32(body + 4, conn);
+		fr_put64(body + 16, 0xb1d0000000000000ull | (uint64_t)idx);
+		fr_put32(body + 24, PEER_CONN);
+		fr_put64(body + 32, TX_TOKEN);
+		for (j = 64; j < blen; j++)
+			body[j] = payload_byte(b->seed, j);
 		break;
 	case K_PROBE:
 	case K_PROBE_REPLY:
@@ -894,6 +909,24 @@ static void check_events(struct env *e, const struct step *st,
 		return;
 	}
 	a = in + v.body;
+	if (st->ev == EV_BIND) {
+		const struct xr_evt_bind *r = &e->bind_rec;
+		const uint8_t *sa = fr_saddr(in, e->v6);
+		uint8_t want[16] = { [10] = 0xff, [11] = 0xff };
+
+		if (e->v6)
+			memcpy(want, sa, 16);
+		else
+			memcpy(want + 12, sa, 4);
+		EQ(e, "event type", ev->type, XR_EVT_BIND);
+		EQ(e, "bind conn", r->conn, st->conn ? st->conn : CONN);
+		EQ(e, "bind src_port", r->src_port, fr_get16(in + v.l4));
+		if (memcmp(r->src_addr, want, 16))
+			ERR(e, "bind src_addr is not the packet's source");
+		if (memcmp(r->msg, a, sizeof(r->msg)))
+			ERR(e, "bind record: the message differs from the frame's");
+		return;
+	}
 	EQ(e, "event conn", ev->conn,
 	   st->kind == K_LOOP ? PEER_CONN : CONN);
 	EQ(e, "event path", ev->path, a[3]);

@@ -112,6 +112,9 @@ enum kind {
 			* ctrl_addr .ca and ctrl_port (0 if .port0), which
 			* also clears its liveness cache (alive_until_ns) */
 	K_FILL,        /* queue rep ACK events and leave them in the ring */
+	K_CTRL,        /* a control message to the data port: BIND (.op:
+			* another op) from the peer's control port, naming
+			* connection .conn, from peer conn PEER_CONN */
 };
 
 enum trunc {
@@ -137,7 +140,7 @@ enum caddr {
 			* ::ffff:127.0.0.1 for IPv6 frames */
 };
 enum csmode { CS_OK = 0, CS_FLIP, CS_ZERO };
-enum evkind { EV_NONE = 0, EV_RECV, EV_ACK, EV_PROBE };
+enum evkind { EV_NONE = 0, EV_RECV, EV_ACK, EV_PROBE, EV_BIND };
 
 struct ack_in {
 	uint32_t cack, ack_psn, ts_echo, rate, ce, rx, csn_cum, nak_csn;
@@ -624,6 +627,36 @@ static const struct step t_evq[] = {
 	  RECV(0x140) },
 };
 
+/* A peer's half of xroce_qp_bind (XR_CTRL_BIND) to the data port: for a
+ * connection in INIT or RTS it becomes one record in the owning domain's
+ * ring, carrying the packet's source address and port and the message
+ * as received (the library, not XDP, judges the sender: a stranger's is
+ * handed over too).  Anything else is dropped and counted; no memory and
+ * no receive window changes. */
+#define BIND .kind = K_CTRL, .sport = XR_DEFAULT_CTRL_PORT
+static const struct step t_bind[] = {
+	{ "BIND for a connection in RTS: one record", BIND, DROP,
+	  ST(S_(RX_BIND)), .ev = EV_BIND },
+	{ "BIND for a connection in INIT: one record", BIND, .conn = CONN_INIT,
+	  DROP, ST(S_(RX_BIND)), .ev = EV_BIND },
+	{ "BIND from a stranger: recorded with its source", BIND,
+	  .src = SRC_STRANGER, DROP, ST(S_(RX_BIND)), .ev = EV_BIND },
+	{ "BIND with padding after the datagram: one record", BIND, .junk = 9,
+	  DROP, ST(S_(RX_BIND)), .ev = EV_BIND },
+	{ "BIND for no connection", BIND, .conn = CONN_NONE, DROP,
+	  ST(S_(DROP_NO_CONN)) },
+	{ "BIND cut short", BIND, .trunc = TR_HDR_M1, DROP, ST(S_(DROP_BIND)) },
+	{ "BIND whose UDP length is one short", BIND, .udp_len_delta = -1, DROP,
+	  ST(S_(DROP_BIND)) },
+	{ "BIND with a bad checksum", BIND, .csum = CS_FLIP, DROP,
+	  ST(S_(DROP_CSUM)) },
+	{ "CONNECT on the data port", BIND, .op = OPC(XR_CTRL_CONNECT), DROP,
+	  ST(S_(DROP_VERSION)) },
+	{ "CLOSE on the data port", BIND, .op = OPC(XR_CTRL_CLOSE), DROP,
+	  ST(S_(DROP_VERSION)) },
+};
+#undef BIND
+
 /* Not xroce: passed untouched.  A frame cut before its UDP destination
  * port cannot be told to be xroce's: the stack gets it (and drops it). */
 static const struct step t_other[] = {
@@ -879,6 +912,7 @@ static const struct scen scens[] = {
 	{ "alive", F4 | F6, ST_N, 0, 0, t_alive, X(t_alive), 1 },
 	{ "evq", F4 | F6, ST_N, 0, 0, t_evq, X(t_evq), 0 },
 	{ "other", F4 | F6, ST_N, 0, 0, t_other, X(t_other), 0 },
+	{ "bind", F4 | F6, ST_N, 0, 0, t_bind, X(t_bind), 0 },
 	{ "hostile", F4 | F6, ST_N | ST_W, 0, 0, t_hostile, X(t_hostile), 0 },
 	{ "nak_gap", F4 | F6, ST_N | ST_W, 0, 0, t_nak_gap, X(t_nak_gap), 0 },
 	{ "edges", F4 | F6, ST_N, 0, 0, t_edges, X(t_edges), 0 },

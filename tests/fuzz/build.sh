@@ -7,6 +7,7 @@
 #
 #   build/fuzz/fuzz_ctrl     control messages (fuzz_ctrl.c)
 #   build/fuzz/fuzz_events   XDP event records: ACK/NAK/RECV/READ/PROBE
+#   build/fuzz/fuzz_bind     BIND records and xroce_qp_bind (fuzz_bind.c)
 #
 # Usage: tests/fuzz/build.sh [OUTDIR]   (default build/fuzz)
 #        CLANG=clang-19 tests/fuzz/build.sh   another compiler
@@ -25,7 +26,7 @@ CFLAGS=(-g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parame
 SAN=address,undefined
 LIB_SAN=("-fsanitize=fuzzer-no-link,$SAN")
 HARNESS_SAN=("-fsanitize=fuzzer,$SAN")
-WRAPS=(xr_now_ns xr_random64 xr_nl_resolve ring_buffer__new ring_buffer__consume
+WRAPS=(sendmsg xr_now_ns xr_random64 xr_nl_resolve ring_buffer__new ring_buffer__consume
 	ring_buffer__free recvfrom sendto poll)
 LDFLAGS=()
 for w in "${WRAPS[@]}"; do LDFLAGS+=("-Wl,--wrap=$w"); done
@@ -59,7 +60,7 @@ for src in tests/fuzz/sim.c tests/fuzz/xsk_loop.c tests/fuzz/harness.c tests/fuz
 	compile "$src" "$obj" "${LIB_SAN[@]}"
 	common+=("$obj")
 done
-for h in fuzz_ctrl fuzz_events; do
+for h in fuzz_ctrl fuzz_events fuzz_bind; do
 	compile "tests/fuzz/$h.c" "$OBJ/$h.o" "${LIB_SAN[@]}"
 	"$CLANG" "${HARNESS_SAN[@]}" -o "$OUT/$h" "$OBJ/$h.o" "${common[@]}" \
 		"${lib_objs[@]}" "${LDFLAGS[@]}" "${LIBS[@]}"

@@ -149,11 +149,14 @@ static int program(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 	return 0;
 }
 
+/* From the address the application gave, naming the QP it gave, and
+ * listing that address as its first plane's (so a half cannot point our
+ * traffic elsewhere than where it came from). */
 static bool half_from_peer(const struct xr_bind *b, const struct xr_ctrl_msg *m,
 			   const struct sockaddr_in6 *from)
 {
 	return !memcmp(&from->sin6_addr, b->addr, 16) &&
-	       ntohl(m->src_conn) == b->qp_num;
+	       ntohl(m->src_conn) == b->qp_num && !memcmp(m->addr[0], b->addr, 16);
 }
 
 /* A half from the bound peer: program it if it is the first, note its

@@ -52,28 +52,27 @@ int xr_list_interfaces(char (*names)[16], int max)
 /* Link speed from the driver (ETHTOOL_GLINKSETTINGS), 0 if unknown. */
 static uint32_t link_speed(const char *ifname)
 {
-	struct {
-		struct ethtool_link_settings s;
-		uint32_t maps[3 * 128];
-	} req;
+	/* The settings and room for their three link-mode masks after them. */
+	uint32_t req[(sizeof(struct ethtool_link_settings) + 3 * 128 * 4) / 4];
+	struct ethtool_link_settings *s = (struct ethtool_link_settings *)req;
 	struct ifreq ifr;
 	uint32_t speed = 0;
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return 0;
-	memset(&req, 0, sizeof(req));
+	memset(req, 0, sizeof(req));
 	memset(&ifr, 0, sizeof(ifr));
 	strncpy(ifr.ifr_name, ifname, IFNAMSIZ - 1);
-	req.s.cmd = ETHTOOL_GLINKSETTINGS;
-	ifr.ifr_data = (void *)&req;
+	s->cmd = ETHTOOL_GLINKSETTINGS;
+	ifr.ifr_data = (void *)req;
 	/* The first call only tells the size of the link-mode masks. */
-	if (!ioctl(fd, SIOCETHTOOL, &ifr) && req.s.link_mode_masks_nwords < 0 &&
-	    -req.s.link_mode_masks_nwords <= 128) {
-		req.s.link_mode_masks_nwords = (int8_t)-req.s.link_mode_masks_nwords;
-		req.s.cmd = ETHTOOL_GLINKSETTINGS;
-		if (!ioctl(fd, SIOCETHTOOL, &ifr) && req.s.speed != (uint32_t)SPEED_UNKNOWN)
-			speed = req.s.speed;
+	if (!ioctl(fd, SIOCETHTOOL, &ifr) && s->link_mode_masks_nwords < 0 &&
+	    -s->link_mode_masks_nwords <= 128) {
+		s->link_mode_masks_nwords = (int8_t)-s->link_mode_masks_nwords;
+		s->cmd = ETHTOOL_GLINKSETTINGS;
+		if (!ioctl(fd, SIOCETHTOOL, &ifr) && s->speed != (uint32_t)SPEED_UNKNOWN)
+			speed = s->speed;
 	}
 	close(fd);
 	return speed;
