@@ -261,7 +261,7 @@ static void open_side(struct side *s)
 
 	list = ibv_get_device_list(&n);
 	CHECK(list && n > 0, "no device (%s)", strerror(errno));
-	for (i = 0; i < n && want && strcmp(ibv_get_device_name(list[i]), want); i++)
+	for (i = 0; i < n && want && strcmp(ibv_get_device_name(list[i]), want) != 0; i++)
 		;
 	CHECK(i < n, "no device %s", want);
 	s->ctx = ibv_open_device(list[i]);

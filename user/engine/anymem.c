@@ -177,7 +177,7 @@ static int take_pages(struct xroce_device *dev, struct xr_extent *x, uintptr_t s
 	uint32_t first = x->nsegs;
 	int i, rc = 0;
 
-	segs = realloc(x->segs, (x->nsegs + (uint32_t)nv) * sizeof(*segs));
+	segs = realloc(x->segs, (x->nsegs + (uint32_t)nv + 1) * sizeof(*segs));
 	if (!segs)
 		return -ENOMEM;
 	x->segs = segs;
@@ -488,7 +488,7 @@ static int move_together(struct xroce_device *dev, struct xr_extent **xs, int nx
 	uintptr_t lo = s < xs[0]->va ? s : xs[0]->va;
 	uintptr_t hi = e > xs[nx - 1]->end ? e : xs[nx - 1]->end;
 	struct xr_extent *n;
-	uint64_t off;
+	uint64_t off = 0;
 	int i, rc = 0;
 
 	for (i = 0; i < nx; i++)
@@ -624,7 +624,7 @@ int xr_anymem_get(struct xroce_device *dev, void *addr, size_t len,
 	if (nx == 1 && xs[0]->va <= s && e <= xs[0]->end) {
 		x = xs[0];
 	} else if (nx == 0) {
-		uint64_t o;
+		uint64_t o = 0;
 
 		x = calloc(1, sizeof(*x));
 		if (!x)

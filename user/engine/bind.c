@@ -265,7 +265,7 @@ int xr_qp_bind(struct xroce_qp *qp, const struct xroce_qp_peer *peer)
 			       "576)", peer->mtu);
 	b = qp->bind;
 	if (b && b->bound) {
-		if (memcmp(b->addr, peer->addr, 16) || b->qp_num != peer->qp_num)
+		if (memcmp(b->addr, peer->addr, 16) != 0 || b->qp_num != peer->qp_num)
 			return xr_fail(&dev->log, -EISCONN, "xroce_qp_bind: qp %u is "
 				       "bound to another peer", qp->conn_id);
 		set_limits(qp, peer);

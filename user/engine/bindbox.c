@@ -42,7 +42,7 @@ void xr_bind_inbox(struct xroce_qp *qp, const void *rec, size_t len)
 	}
 	/* Flags add up over halves of one sender (a later resend may lack a
 	 * flag an earlier one had); another sender starts afresh. */
-	if (!b->have_in || memcmp(&b->in_from.sin6_addr, e->src_addr, 16) ||
+	if (!b->have_in || memcmp(&b->in_from.sin6_addr, e->src_addr, 16) != 0 ||
 	    b->in.src_conn != m.src_conn || b->in.nonce != m.nonce)
 		b->in_flags = 0;
 	b->in = m;

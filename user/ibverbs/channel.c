@@ -59,7 +59,7 @@ void xv_channel_fire(struct xv_channel *ch, struct xv_cq *cq)
 	pthread_mutex_lock(&ch->lock);
 	if (ch->tail - ch->head == ch->cap) {
 		uint32_t cap = ch->cap ? ch->cap * 2 : 16, i;
-		struct xv_cq **n = malloc(cap * sizeof(*n));
+		struct xv_cq **n = malloc(cap * sizeof(struct xv_cq *));
 
 		if (!n) {
 			pthread_mutex_unlock(&ch->lock);

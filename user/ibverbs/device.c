@@ -46,7 +46,7 @@ static struct xv_device *device_get(const char *name, char (*planes)[16],
 		    !memcmp(d->planes, planes, (size_t)nplanes * 16))
 			return d;
 	}
-	k = realloc(known, (size_t)(nknown + 1) * sizeof(*known));
+	k = realloc(known, (size_t)(nknown + 1) * sizeof(struct xv_device *));
 	d = calloc(1, sizeof(*d));
 	if (!k || !d) {
 		free(d);
@@ -140,7 +140,7 @@ XV_EXPORT struct ibv_device **ibv_get_device_list(int *num)
 	}
 	if (n < 0)
 		n = 0;
-	list = calloc((size_t)n + 1, sizeof(*list));
+	list = calloc((size_t)n + 1, sizeof(struct ibv_device *));
 	if (list) {
 		for (i = 0; i < n; i++)
 			list[i] = &devs[i]->dev;
@@ -273,7 +273,7 @@ XV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	pthread_mutex_init(&ctx->lock, NULL);
 	pthread_mutex_init(&ctx->ev_lock, NULL);
 	ctx->qp_tab_size = ctx->caps.max_qp_total + 1;
-	ctx->qp_tab = calloc(ctx->qp_tab_size, sizeof(*ctx->qp_tab));
+	ctx->qp_tab = calloc(ctx->qp_tab_size, sizeof(struct xv_qp *));
 	ctx->vc.context.device = device;
 	ctx->vc.context.cmd_fd = -1;
 	ctx->vc.context.async_fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
