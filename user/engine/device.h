@@ -96,6 +96,12 @@ struct xroce_device {
 	pthread_t thread;
 	int wake_fd;
 	uint64_t sleep_until;              /* the thread sleeps until then; 0: awake */
+	/* An application busy-polling a CQ (progress.c): polls in a row that
+	 * found nothing, the last one's time; the thread stands by on
+	 * `standby` meanwhile. */
+	uint32_t empty_polls;
+	uint64_t poll_ns;
+	pthread_cond_t standby;
 	/* QPs by local connection id (ids are below maps.max_conns). */
 	struct xroce_qp **conn_tab;
 	uint32_t conn_tab_size;

@@ -261,8 +261,11 @@ XV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	da.log_level = xv_log_level();
 	/* A side that makes no verbs calls (a READ responder, a WRITE
 	 * target waiting on a socket, a process asleep on a completion
-	 * channel) is served by the device's thread, as by a NIC. */
-	da.flags |= XROCE_DEVICE_PROGRESS_THREAD;
+	 * channel) is served by the device's thread, as by a NIC.
+	 * XROCE_PROGRESS_THREAD=0 leaves it out, for programs known to keep
+	 * polling (they then do all the work in their own calls). */
+	if (!getenv("XROCE_PROGRESS_THREAD") || strcmp(getenv("XROCE_PROGRESS_THREAD"), "0"))
+		da.flags |= XROCE_DEVICE_PROGRESS_THREAD;
 	rc = xroce_open_device(&da, &ctx->xd);
 	if (rc) {
 		free(ctx);
