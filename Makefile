@@ -10,8 +10,16 @@
 #   tests/fabric/*.c   -> build/xrfabric       (fabric emulator control)
 #   user/ibverbs/*.c   -> build/lib/libibverbs.so.1 (+ libmlx5/libefa stand-ins):
 #                         unmodified ibverbs programs on xroce (`xroce run`)
+#   tests/fuzz/        -> build/fuzz/fuzz_*     (`make fuzz`, tests/fuzz/fuzz.mk)
+#   tests/bench/       -> build/bench/txengine  (`make txengine`, tests/bench/bench.mk)
 
+# Where `make install` puts things (DESTDIR stages them).
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -43,7 +51,7 @@ LAYER_INC_api := -Iuser/engine
 LIB_INTERNAL_CFLAGS := -Iinclude $(foreach l,$(LAYERS),-Iuser/$(l)) -Ibpf -I$(BUILD)
 XCFLAGS := $(BASE_CFLAGS) $(LIB_INTERNAL_CFLAGS)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-LIBS := -lbpf -lelf -lz -lpthread -lm
+LIBS := -lbpf -lelf -lz -lsodium -lpthread -lm
 
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Werror -Wno-unused-function \
 	-Iinclude -Ibpf -I/usr/include/$(MULTIARCH)
@@ -95,7 +103,7 @@ Q :=
 msg =
 endif
 
-.PHONY: all clean install deps test check unit bpftest integration demo bench lint vmtest
+.PHONY: all clean install uninstall deps test check unit bpftest integration demo bench lint vmtest
 all: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/xroce.pc \
 	$(UNIT_BINS) $(BPFT_BINS) $(ITEST_BINS) $(EXAMPLE_BINS) \
 	$(if $(FABRIC_SRCS),$(BUILD)/xrfabric) $(IBV_LIBS) $(IBV_TEST_BINS)
@@ -155,8 +163,14 @@ $(IBV_LIBDIR)/lib%.so.1: user/ibverbs/standin/%.c user/ibverbs/standin/%.map
 	$(Q)$(CC) $(IBV_CFLAGS) -shared -Wl,-soname,lib$*.so.1 -Wl,-z,defs \
 		-Wl,--version-script=user/ibverbs/standin/$*.map -o $@ $<
 
+# xroce.pc for the layout of PREFIX, LIBDIR and INCLUDEDIR as they are now
+# (paths under PREFIX are written relative to ${prefix}).
+pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+pc_subst = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|' \
+	-e 's|@INCLUDEDIR@|$(call pc_rel,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|'
+
 $(BUILD)/xroce.pc: xroce.pc.in
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(Q)$(pc_subst) $< > $@
 
 $(BUILD)/loader/%.o: loader/%.c $(LIB_HDRS) $(wildcard loader/*.h) $(SKELS)
 	@mkdir -p $(dir $@)
@@ -180,10 +194,13 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libxroce-san.a $(BPF_HDRS) $
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(XCFLAGS) $(SAN) -Itests/unit -o $@ $< $(BUILD)/libxroce-san.a -lcmocka $(LIBS)
 
-$(BUILD)/tests/bpf_%: tests/bpf/bpf_%.c $(wildcard tests/bpf/*.h) $(SKELS) $(BUILD)/libxroce-san.a
+# tests/bpf/world.c: the world all three runners set up.
+$(BUILD)/tests/bpf_%: tests/bpf/bpf_%.c tests/bpf/world.c $(wildcard tests/bpf/*.h tests/bpf/fixtures/*.h) \
+		$(SKELS) $(BUILD)/libxroce-san.a
 	@mkdir -p $(dir $@)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(XCFLAGS) $(SAN) -Itests/bpf -o $@ $< $(BUILD)/libxroce-san.a -lcmocka $(LIBS)
+	$(Q)$(CC) $(XCFLAGS) $(SAN) -Itests/bpf -o $@ $< tests/bpf/world.c $(BUILD)/libxroce-san.a \
+		-lcmocka $(LIBS)
 
 $(BUILD)/tests/itest_%: tests/integration/itest_%.c $(BUILD)/libxroce-san.a $(LIB_HDRS)
 	@mkdir -p $(dir $@)
@@ -197,8 +214,11 @@ $(BUILD)/tests/itest_ibv_%: tests/integration/itest_ibv_%.c $(IBV_LIBDIR)/libibv
 		-L$(IBV_LIBDIR) -l:libibverbs.so.1 -Wl,-rpath,'$$ORIGIN/../lib' -lpthread
 
 # ---- tests ------------------------------------------------------------
+include tests/fuzz/fuzz.mk tests/bench/bench.mk
+
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+	$(Q)set -e; for t in tests/lib/xrtest/test_*.py; do echo "== $$t"; python3 $$t; done
 
 bpftest: $(BPFT_BINS)
 	$(Q)set -e; for t in $(BPFT_BINS); do echo "== $$t"; $$t; done
@@ -228,20 +248,48 @@ vmtest: all
 deps:
 	$(Q)bash tests/deps.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/xroce \
-		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/lib/xroce
-	install -m 644 $(BUILD)/libxroce.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(BUILD)/libxroce.so $(DESTDIR)$(PREFIX)/lib/libxroce.so.0
-	ln -sf libxroce.so.0 $(DESTDIR)$(PREFIX)/lib/libxroce.so
-	install -m 644 include/xroce/xroce.h $(DESTDIR)$(PREFIX)/include/xroce/
-	install -m 644 $(BUILD)/xroce.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	install -m 755 $(BUILD)/xroce $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(BPF_OBJS) $(DESTDIR)$(PREFIX)/lib/xroce/
+# ---- install ----------------------------------------------------------
+# What a user of the library and the command needs, nothing of the tests:
+# the library (shared and static), its one public header, xroce.pc for the
+# PREFIX given now (not the one of the build), the command, the XDP object
+# (for ip link or xdp-loader), man pages and bash completion, and the
+# libibverbs.so.1 that `xroce run` puts first (with its provider stand-ins).
+# tests/integration/test_install.sh checks the list.
+INSTALL ?= install
+MAN_PAGES := docs/man/xroce.8 docs/man/libxroce.3
+BASH_COMPLETION := loader/xroce-completion.bash
+
+install: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/bpf/xroce.bpf.o \
+		$(IBV_LIBS)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(LIBDIR)/xroce $(DESTDIR)$(INCLUDEDIR)/xroce \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 $(BUILD)/libxroce.so $(DESTDIR)$(LIBDIR)/libxroce.so.0
+	ln -sf libxroce.so.0 $(DESTDIR)$(LIBDIR)/libxroce.so
+	$(INSTALL) -m 644 $(BUILD)/libxroce.a $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 644 include/xroce/xroce.h $(DESTDIR)$(INCLUDEDIR)/xroce/
+	$(pc_subst) xroce.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/xroce.pc
+	$(INSTALL) -m 755 $(BUILD)/xroce $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 644 $(BUILD)/bpf/xroce.bpf.o $(DESTDIR)$(LIBDIR)/xroce/
+	$(INSTALL) -m 644 docs/man/libxroce.3 $(DESTDIR)$(MANDIR)/man3/
+	$(INSTALL) -m 644 docs/man/xroce.8 $(DESTDIR)$(MANDIR)/man8/
+	$(INSTALL) -m 644 $(BASH_COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/xroce
 	# not on the system's library path: `xroce run` puts it first for CMD
-	install -d $(DESTDIR)$(PREFIX)/lib/xroce/verbs
-	install -m 755 $(IBV_LIBS) $(DESTDIR)$(PREFIX)/lib/xroce/verbs/
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/xroce/verbs
+	$(INSTALL) -m 755 $(IBV_LIBS) $(DESTDIR)$(LIBDIR)/xroce/verbs/
+
+# Removes what install put there, and the directories only xroce uses.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/xroce $(DESTDIR)$(LIBDIR)/libxroce.so \
+		$(DESTDIR)$(LIBDIR)/libxroce.so.0 $(DESTDIR)$(LIBDIR)/libxroce.a \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/xroce.pc \
+		$(DESTDIR)$(LIBDIR)/xroce/xroce.bpf.o \
+		$(DESTDIR)$(INCLUDEDIR)/xroce/xroce.h \
+		$(DESTDIR)$(MANDIR)/man3/libxroce.3 $(DESTDIR)$(MANDIR)/man8/xroce.8 \
+		$(DESTDIR)$(BASHCOMPDIR)/xroce \
+		$(addprefix $(DESTDIR)$(LIBDIR)/xroce/verbs/,$(notdir $(IBV_LIBS)))
+	for d in $(DESTDIR)$(LIBDIR)/xroce/verbs $(DESTDIR)$(LIBDIR)/xroce $(DESTDIR)$(INCLUDEDIR)/xroce; do \
+		[ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d; done
 
 clean:
 	rm -rf $(BUILD)

@@ -2,9 +2,9 @@
 # Installs the Debian (bookworm) packages xroce's build and tests need.
 set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev libxdp-dev bpftool xdp-tools libelf-dev
-      zlib1g-dev pkg-config libcmocka-dev iproute2 iperf3 ethtool cppcheck
+      zlib1g-dev libsodium-dev pkg-config libcmocka-dev iproute2 iperf3 ethtool cppcheck
       clang-tidy tshark gnuplot-nox python3 util-linux procps qemu-system-x86
-      sockperf
+      sockperf groff-base
       # ibverbs on xroce: <infiniband/verbs.h> to build against, and the
       # unmodified programs the tests run (ibv_devinfo, ibv_rc_pingpong,
       # perftest's ib_*_bw / ib_*_lat)

@@ -108,6 +108,16 @@ struct xroce_device_attr {
 	enum xroce_log_level log_level;
 	enum xroce_tx_engine tx_engine;
 	unsigned int flags;        /* enum xroce_device_flags */
+	/* Cluster key: a file of 32 bytes (raw or 64 hex digits) shared by
+	 * the hosts allowed to connect; NULL = the file named by the
+	 * environment variable XROCE_KEY_FILE, if any.  With a key, connection
+	 * set-up authenticates both ends and derives per-connection keys, and
+	 * a peer without the key cannot connect (docs/SECURITY.md). */
+	const char *key_file;
+	/* Who may connect to this device (xroce_accept): a comma-separated
+	 * list of addresses or prefixes, "10.0.0.0/24,fd00::/64"; NULL or ""
+	 * = anyone (as a TCP server).  CONNECTs from elsewhere are dropped. */
+	const char *accept_from;
 };
 
 enum xroce_device_flags {

@@ -883,11 +883,13 @@ static void m_probe(struct model *m, const uint8_t *f, size_t n,
 }
 
 /* A control message to our data port: only a whole BIND for a connection
- * in INIT or RTS of a live domain goes on, as a record for its ring. */
+ * in INIT or RTS of a live domain, from a source that is not an
+ * IPv4-mapped IPv6 address, goes on, as a record for its ring. */
 static void m_bind(struct model *m, const uint8_t *f, size_t n,
 		   const struct m_view *v, struct pred *p)
 {
 	const uint8_t *x = f + v->l4 + FR_UDP;
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
 	const struct fz_conn *c;
 	uint32_t udp_len, conn_id;
 	int d;
@@ -905,6 +907,9 @@ static void m_bind(struct model *m, const uint8_t *f, size_t n,
 		return m_verdict_drop(p, XR_STAT_DROP_NO_CONN, "bind: no connection");
 	if (c->c.state != XR_CONN_INIT && c->c.state != XR_CONN_RTS)
 		return m_verdict_drop(p, XR_STAT_DROP_CONN_STATE, "bind: state");
+	m_src16(f, v, p->bev.src_addr);
+	if (v->v6 && !memcmp(p->bev.src_addr, mapped, 12))
+		return m_verdict_drop(p, XR_STAT_DROP_PEER, "bind: mapped source");
 	if (m->verify_csum && !m_csum_ok(f, v, udp_len))
 		return m_verdict_drop(p, XR_STAT_DROP_CSUM, "bind: checksum");
 	d = fz_dom_idx(c->c.domain);
@@ -921,7 +926,6 @@ static void m_bind(struct model *m, const uint8_t *f, size_t n,
 	p->ev_dom = d;
 	p->bev.type = XR_EVT_BIND;
 	p->bev.conn = conn_id;
-	m_src16(f, v, p->bev.src_addr);
 	p->bev.src_port = fr_get16(f + v->l4);
 	memcpy(p->bev.msg, x, sizeof(p->bev.msg));
 	m_count(p, XR_STAT_RX_BIND);

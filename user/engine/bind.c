@@ -17,7 +17,10 @@
  *
  * Trust comes from the packet's source address, not from the message: a
  * half is used only if the packet came from the address the application
- * gave and names the QP number it gave.
+ * gave and names the QP number it gave.  With a cluster key, halves are
+ * signed with it (bindbox.c drops those that are not), and the
+ * connection's key, which signs CLOSE, comes from both halves' nonces as
+ * for xroce_connect (auth.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +30,7 @@
 #include <sys/socket.h>
 
 #include "asyncev.h"
+#include "auth.h"
 #include "bind.h"
 #include "ctrl.h"
 #include "device.h"
@@ -94,6 +98,8 @@ static void send_half(struct xroce_qp *qp)
 	m.priv_len = sizeof(rnr);
 	memcpy(m.priv, &rnr, sizeof(rnr));
 	memcpy(&to.sin6_addr, b->addr, 16);
+	if (dev->auth.keyed)
+		xr_auth_sign(dev->auth.key, &m);
 	source_cmsg(qp, &mh, cb.buf, sizeof(cb.buf));
 	/* A lost or refused send is repaired by the resend timer. */
 	if (sendmsg(dev->ctrl_fd, &mh, 0) < 0)
@@ -113,6 +119,24 @@ static void maybe_ready(struct xroce_qp *qp)
 	qp->timer_due = 0;
 	qp->complete_dirty = true;
 	xr_event_post(qp->dev, XROCE_EVENT_QP_ESTABLISHED, qp, qp->conn_id);
+}
+
+/* With a cluster key, the connection's key: both nonces and both QP
+ * numbers, in the order of the nonces (there is no client and server
+ * here; both sides compute the same). */
+static void conn_key(struct xroce_qp *qp, const struct xr_ctrl_msg *m)
+{
+	const struct xr_auth *a = &qp->dev->auth;
+	uint64_t ours = qp->bind->nonce, theirs = be64toh(m->nonce);
+	uint32_t peer = ntohl(m->src_conn);
+
+	if (!a->keyed)
+		return;
+	if (ours < theirs || (ours == theirs && qp->conn_id < peer))
+		xr_auth_conn_key(a, ours, theirs, qp->conn_id, peer, qp->conn_key);
+	else
+		xr_auth_conn_key(a, theirs, ours, peer, qp->conn_id, qp->conn_key);
+	qp->keyed = true;
 }
 
 /* Program the peer's half into XDP (paths, windows, connection state). */
@@ -144,6 +168,7 @@ static int program(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 
 		w->npkts = w->len ? (w->len + qp->seg_max - 1) / qp->seg_max : 1;
 	}
+	conn_key(qp, m);
 	b->have_peer = true;
 	b->peer = *m;
 	return 0;

@@ -3,12 +3,14 @@
  * The inbox of xroce_qp_bind's exchange, one job: a BIND record the XDP
  * program handed over (struct xr_evt_bind) is checked for form and kept on
  * the QP it names, with the packet's source, until the next progress round
- * takes it (bind.c), or until the application binds the QP.
+ * takes it (bind.c), or until the application binds the QP.  With a
+ * cluster key only halves signed with it are kept.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 
+#include "auth.h"
 #include "bind.h"
 #include "device.h"
 
@@ -31,6 +33,12 @@ void xr_bind_inbox(struct xroce_qp *qp, const void *rec, size_t len)
 	     qp->state != XROCE_QPS_RTS) ||
 	    (qp->state != XROCE_QPS_INIT && !qp->bind)) {
 		dev->bind_bad++; /* malformed, or a QP connected otherwise */
+		return;
+	}
+	/* With a cluster key, a half must carry its signature (wire.h), as
+	 * CONNECT does: one without cannot even displace a kept half. */
+	if (dev->auth.keyed && !xr_auth_check(dev->auth.key, &m)) {
+		dev->ctrl_unauth++;
 		return;
 	}
 	b = qp->bind;

@@ -25,6 +25,7 @@
 
 #include <bpf/bpf.h>
 
+#include "auth.h"
 #include "complete.h"
 #include "ctrl.h"
 #include "events.h"
@@ -133,20 +134,14 @@ int xr_ctrl_establish(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 {
 	struct xroce_device *dev = qp->dev;
 	uint32_t peer_mtu = ntohl(m->mtu), i;
+	const char *why = xr_ctrl_check_peer(dev, m, from);
 	int rc;
 
-	if (m->nplanes < 1 || m->nplanes > XR_CTRL_MAX_PLANES ||
-	    m->family != (qp->family == AF_INET6 ? 6 : 4))
-		return xr_fail(&dev->log, -EPROTO, "peer sent an inconsistent "
-			       "connection message (planes %u, family %u)",
-			       m->nplanes, m->family);
-	if (ntohs(m->data_port) != dev->data_port)
-		return xr_fail(&dev->log, -EPROTO, "peer uses data port %u, we use "
-			       "%u: both ends must use the same port",
-			       ntohs(m->data_port), dev->data_port);
-	if (m->priv_len > XR_CTRL_PRIV_MAX)
-		return xr_fail(&dev->log, -EPROTO, "peer sent %u bytes of private "
-			       "data (max %d)", m->priv_len, XR_CTRL_PRIV_MAX);
+	if (!why && m->family != (qp->family == AF_INET6 ? 6 : 4))
+		why = "address family differs from ours";
+	if (why)
+		return xr_fail(&dev->log, -EPROTO, "peer's connection message "
+			       "refused: %s", why);
 	qp->peer_priv_len = m->priv_len;
 	memcpy(qp->peer_priv, m->priv, m->priv_len);
 	qp->peer_conn = ntohl(m->src_conn);
@@ -166,8 +161,13 @@ int xr_ctrl_establish(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 	if (rc)
 		return rc;
 	qp->state = XROCE_QPS_RTS;
-	qp->last_progress_ns = xr_now_ns();
+	qp->last_progress_ns = qp->last_heard_ns = xr_now_ns();
 	return 0;
+}
+
+static bool same_peer(const struct sockaddr_in6 *a, const struct sockaddr_in6 *b)
+{
+	return !memcmp(&a->sin6_addr, &b->sin6_addr, 16) && a->sin6_port == b->sin6_port;
 }
 
 static struct xr_ctrl_recent *recent_find(struct xroce_device *dev, uint64_t nonce,
@@ -178,25 +178,187 @@ static struct xr_ctrl_recent *recent_find(struct xroce_device *dev, uint64_t non
 	for (i = 0; i < XR_CTRL_RECENT; i++) {
 		struct xr_ctrl_recent *r = &dev->recent[i];
 
-		if (r->valid && r->nonce == nonce &&
-		    !memcmp(&r->from.sin6_addr, &from->sin6_addr, 16) &&
-		    r->from.sin6_port == from->sin6_port)
+		if (r->valid && r->nonce == nonce && same_peer(&r->from, from))
 			return r;
 	}
 	return NULL;
 }
 
-static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
-		     const struct sockaddr_in6 *from)
+const char *xr_ctrl_check_peer(const struct xroce_device *dev,
+			       const struct xr_ctrl_msg *m,
+			       const struct sockaddr_in6 *from)
+{
+	bool v4 = IN6_IS_ADDR_V4MAPPED(&from->sin6_addr);
+	uint32_t i;
+
+	if (m->nplanes < 1 || m->nplanes > XR_CTRL_MAX_PLANES)
+		return "number of planes out of range";
+	if (m->family != (v4 ? 4 : 6))
+		return "address family differs from the message's source";
+	if (ntohs(m->data_port) != dev->data_port)
+		return "data port differs from ours";
+	if (m->priv_len > XR_CTRL_PRIV_MAX)
+		return "private data too long";
+	if (!m->src_conn || ntohl(m->src_conn) >= 1u << 24)
+		return "bad connection id";
+	if (ntohl(m->mtu) && ntohl(m->mtu) < 576)
+		return "MTU below 576";
+	/* The peer's data plane must include the address the message came
+	 * from: a CONNECT cannot point our packets at a third party. */
+	for (i = 0; i < m->nplanes; i++)
+		if (!memcmp(m->addr[i], &from->sin6_addr, 16))
+			return NULL;
+	return "source address is none of the addresses it claims";
+}
+
+static void answer(struct xroce_device *dev, struct xr_ctrl_msg *a,
+		   const uint8_t *key, const struct sockaddr_in6 *to)
+{
+	if (key)
+		xr_auth_sign(key, a);
+	xr_ctrl_send(dev, a, to);
+}
+
+static const uint8_t *cluster_key(const struct xroce_device *dev)
+{
+	return dev->auth.keyed ? dev->auth.key : NULL;
+}
+
+/* The listener's answer to a CONNECT without a valid cookie: the cookie,
+ * computed from the request alone, so the listener keeps no state until
+ * the requester shows it receives at the address it claims. */
+static void send_cookie(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+			const struct sockaddr_in6 *from)
+{
+	struct xr_ctrl_msg c;
+
+	memset(&c, 0, sizeof(c));
+	c.ver_type = XR_VER_TYPE(XR_T_CTRL);
+	c.op = XR_CTRL_COOKIE;
+	c.nonce = m->nonce;
+	xr_auth_cookie(&dev->auth, from, be64toh(m->nonce),
+		       xr_auth_cookie_slot(xr_now_ns()), c.cookie);
+	dev->ctrl_cookies++;
+	answer(dev, &c, cluster_key(dev), from);
+}
+
+/* Requests from one source already queued. */
+static uint32_t pending_from(const struct xroce_device *dev,
+			     const struct sockaddr_in6 *from)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < dev->npending; i++)
+		n += !memcmp(&dev->pending[i].from.sin6_addr, &from->sin6_addr, 16);
+	return n;
+}
+
+static void on_connect(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+		       const struct sockaddr_in6 *from)
+{
+	uint64_t nonce = be64toh(m->nonce);
+	struct xr_ctrl_recent *r;
+	const char *why;
+	uint32_t i;
+
+	if (!xr_acl_allows(&dev->acl, &from->sin6_addr)) {
+		dev->ctrl_refused++;
+		return;
+	}
+	why = xr_ctrl_check_peer(dev, m, from);
+	if (why) {
+		dev->ctrl_bad++;
+		xr_log(&dev->log, XROCE_LOG_DEBUG, "CONNECT dropped: %s", why);
+		return;
+	}
+	r = recent_find(dev, nonce, from);
+	if (r) {
+		/* Our ACCEPT was lost: the same answer again. */
+		xr_ctrl_send(dev, (const struct xr_ctrl_msg *)r->reply, from);
+		return;
+	}
+	if (!xr_auth_cookie_ok(&dev->auth, from, nonce, m->cookie, xr_now_ns())) {
+		send_cookie(dev, m, from);
+		return;
+	}
+	for (i = 0; i < dev->npending; i++) {
+		const struct xr_ctrl_msg *p = (void *)dev->pending[i].msg;
+
+		if (p->nonce == m->nonce && same_peer(&dev->pending[i].from, from))
+			return; /* already queued */
+	}
+	/* One host cannot fill the queue for everyone. */
+	if (dev->npending == XR_CTRL_PENDING ||
+	    pending_from(dev, from) >= XR_CTRL_PER_SOURCE) {
+		dev->ctrl_dropped++;
+		return;
+	}
+	dev->pending[dev->npending].from = *from;
+	memcpy(dev->pending[dev->npending].msg, m, sizeof(*m));
+	dev->npending++;
+}
+
+/* ACCEPT, REJECT or COOKIE: only from where the waiting connect went. */
+static int on_answer(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+		     const struct sockaddr_in6 *from, uint64_t want_nonce,
+		     struct xr_ctrl_msg *ans)
+{
+	uint64_t nonce = be64toh(m->nonce);
+
+	if (!dev->want_nonce || nonce != dev->want_nonce)
+		return 0; /* a late answer to an earlier attempt */
+	if (!same_peer(from, &dev->want_to)) {
+		dev->ctrl_spoofed++;
+		return 0;
+	}
+	if (m->op == XR_CTRL_COOKIE) {
+		memcpy(dev->cookie, m->cookie, sizeof(dev->cookie));
+		dev->have_cookie = true;
+		return 0;
+	}
+	if (want_nonce == nonce) {
+		*ans = *m;
+		return 1;
+	}
+	/* The answer a blocked connect waits for, read by a progress round
+	 * (another thread's, perhaps): keep it for the connect. */
+	memcpy(dev->answer, m, sizeof(*m));
+	dev->have_answer = true;
+	return 0;
+}
+
+/* A CLOSE or CLOSE_ACK for one of our QPs, from its peer's own control
+ * socket, with the token we chose (and, with keys, its connection key). */
+static struct xroce_qp *close_qp(struct xroce_device *dev,
+				 const struct xr_ctrl_msg *m,
+				 const struct sockaddr_in6 *from)
 {
 	uint32_t id = ntohl(m->dst_conn);
 	struct xroce_qp *qp = id < dev->conn_tab_size ? dev->conn_tab[id] : NULL;
-	struct xr_ctrl_msg ack;
 
 	if (!qp || be64toh(m->token) != qp->rx_token) {
 		dev->ctrl_bad++;
-		return;
+		return NULL;
 	}
+	if (!same_peer(from, &qp->peer_ctrl)) {
+		dev->ctrl_spoofed++;
+		return NULL;
+	}
+	if (qp->keyed && !xr_auth_check(qp->conn_key, m)) {
+		dev->ctrl_unauth++;
+		return NULL;
+	}
+	return qp;
+}
+
+static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+		     const struct sockaddr_in6 *from)
+{
+	struct xroce_qp *qp = close_qp(dev, m, from);
+	struct xr_ctrl_msg ack;
+
+	if (!qp)
+		return;
 	if (qp->state == XROCE_QPS_RTS || qp->state == XROCE_QPS_CONNECTING) {
 		/* ACKs the peer sent before closing are already in our event
 		 * ring (same wire, sent earlier): let them complete what they
@@ -227,77 +389,52 @@ static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 	ack.op = XR_CTRL_CLOSE_ACK;
 	ack.dst_conn = htonl(qp->peer_conn);
 	ack.token = htobe64(qp->tx_token);
-	xr_ctrl_send(dev, &ack, from);
+	answer(dev, &ack, qp->keyed ? qp->conn_key : NULL, from);
 }
 
 /* The answer to a CLOSE we sent: the QP being destroyed may go. */
-static void on_close_ack(struct xroce_device *dev, const struct xr_ctrl_msg *m)
+static void on_close_ack(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+			 const struct sockaddr_in6 *from)
 {
-	uint32_t id = ntohl(m->dst_conn);
-	struct xroce_qp *qp = id < dev->conn_tab_size ? dev->conn_tab[id] : NULL;
+	struct xroce_qp *qp = close_qp(dev, m, from);
 
-	if (qp && be64toh(m->token) == qp->rx_token)
+	if (qp)
 		qp->close_acked = true;
 }
 
 /* Handle one control message.  If want_nonce is set (a connect is waiting)
- * and this is its answer, copy it to *answer and return 1. */
+ * and this is its answer, copy it to *answer and return 1.  Whatever is
+ * malformed, unauthenticated or from the wrong place is dropped and
+ * counted; nothing here fails a call. */
 static int ctrl_handle(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		       const struct sockaddr_in6 *from, uint64_t want_nonce,
-		       struct xr_ctrl_msg *answer)
+		       struct xr_ctrl_msg *ans)
 {
-	uint64_t nonce = be64toh(m->nonce);
-	struct xr_ctrl_recent *r;
-	uint32_t i;
-
 	if (XR_HDR_VERSION(m->ver_type) != XR_VERSION ||
 	    XR_HDR_TYPE(m->ver_type) != XR_T_CTRL) {
 		dev->ctrl_bad++;
 		return 0;
 	}
+	/* With a cluster key, set-up messages must carry its signature. */
+	if (m->op <= XR_CTRL_REJECT || m->op == XR_CTRL_COOKIE) {
+		if (dev->auth.keyed && !xr_auth_check(dev->auth.key, m)) {
+			dev->ctrl_unauth++;
+			return 0;
+		}
+	}
 	switch (m->op) {
 	case XR_CTRL_CONNECT:
-		r = recent_find(dev, nonce, from);
-		if (r) {
-			/* Our ACCEPT was lost: the same answer again. */
-			sendto(dev->ctrl_fd, r->reply, sizeof(r->reply), 0,
-			       (const struct sockaddr *)from, sizeof(*from));
-			return 0;
-		}
-		for (i = 0; i < dev->npending; i++) {
-			const struct xr_ctrl_msg *p = (void *)dev->pending[i].msg;
-
-			if (p->nonce == m->nonce &&
-			    !memcmp(&dev->pending[i].from, from, sizeof(*from)))
-				return 0; /* already queued */
-		}
-		if (dev->npending == XR_CTRL_PENDING) {
-			dev->ctrl_dropped++;
-			return 0;
-		}
-		dev->pending[dev->npending].from = *from;
-		memcpy(dev->pending[dev->npending].msg, m, sizeof(*m));
-		dev->npending++;
+		on_connect(dev, m, from);
 		return 0;
 	case XR_CTRL_ACCEPT:
 	case XR_CTRL_REJECT:
-		if (want_nonce && nonce == want_nonce) {
-			*answer = *m;
-			return 1;
-		}
-		if (dev->want_nonce && nonce == dev->want_nonce) {
-			/* The answer a blocked connect waits for, read by a
-			 * progress round: keep it for the connect. */
-			memcpy(dev->answer, m, sizeof(*m));
-			dev->have_answer = true;
-			return 0;
-		}
-		return 0; /* a late answer to an earlier attempt */
+	case XR_CTRL_COOKIE:
+		return on_answer(dev, m, from, want_nonce, ans);
 	case XR_CTRL_CLOSE:
 		on_close(dev, m, from);
 		return 0;
 	case XR_CTRL_CLOSE_ACK:
-		on_close_ack(dev, m);
+		on_close_ack(dev, m, from);
 		return 0;
 	default:
 		dev->ctrl_bad++;
@@ -405,7 +542,7 @@ void xr_ctrl_send_close(struct xroce_qp *qp)
 	for (i = 0; i < XR_CLOSE_TRIES && !qp->close_acked; i++) {
 		uint64_t until = xr_now_ns() + XR_CLOSE_WAIT_MS * 1000000ull;
 
-		xr_ctrl_send(dev, &m, &qp->peer_ctrl);
+		answer(dev, &m, qp->keyed ? qp->conn_key : NULL, &qp->peer_ctrl);
 		while (!qp->close_acked && xr_now_ns() < until) {
 			uint64_t step = xr_now_ns() + 1000000ull;
 

@@ -28,6 +28,11 @@ int xr_ctrl_send(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		 const struct sockaddr_in6 *to);
 /* The fields CONNECT and ACCEPT carry about their sender. */
 int xr_ctrl_fill_self(struct xroce_qp *qp, struct xr_ctrl_msg *m);
+/* Why the peer's half of a CONNECT / ACCEPT cannot be believed (its claims
+ * disagree with each other, with us, or with its source), or NULL. */
+const char *xr_ctrl_check_peer(const struct xroce_device *dev,
+			       const struct xr_ctrl_msg *m,
+			       const struct sockaddr_in6 *from);
 /* Take the peer's half of a CONNECT / ACCEPT and go to RTS. */
 int xr_ctrl_establish(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 		      const struct sockaddr_in6 *from);

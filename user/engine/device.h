@@ -25,6 +25,8 @@
 #include "heap.h"
 #include "txpath.h"
 #include "nlroute.h"
+#include "acl.h"
+#include "auth.h"
 #include "log.h"
 
 struct ring_buffer;
@@ -36,6 +38,7 @@ struct xr_xdptx;
 #define XR_SPORT_N 16384
 #define XR_CTRL_PENDING 64             /* queued connection requests */
 #define XR_CTRL_RECENT 64              /* answered requests remembered */
+#define XR_CTRL_PER_SOURCE 4           /* queued requests of one address */
 
 struct xr_plane {
 	int ifindex;
@@ -76,6 +79,8 @@ struct xr_ctrl_recent {
 struct xroce_device {
 	pthread_mutex_t lock;
 	struct xr_logger log;
+	struct xr_auth auth;
+	struct xr_acl acl;                 /* who may connect (none: anyone) */
 	struct xr_maps maps;
 	uint32_t domain_id;
 	int mem_fd, evq_fd;
@@ -116,8 +121,10 @@ struct xroce_device {
 	 * whoever reads the control socket (it, or a progress round) stores
 	 * the answer here. */
 	uint64_t want_nonce;
-	bool have_answer;
+	struct sockaddr_in6 want_to;       /* where that connect went */
+	bool have_answer, have_cookie;
 	uint8_t answer[sizeof(struct xr_ctrl_msg)];
+	uint8_t cookie[XR_CTRL_COOKIE_LEN]; /* the listener asks for it back */
 	uint64_t now_ns;                   /* clock of the current progress run */
 	/* The library "watches" the network while it runs a progress round
 	 * or sleeps in xroce_wait_cq.  seen_ns is the last instant it did;
@@ -131,7 +138,11 @@ struct xroce_device {
 	/* Scratch for ACK processing (large, so not on the stack). */
 	struct xr_ack_result res;
 	/* counters */
-	uint64_t evt_unknown_conn, evt_bad, ctrl_bad, ctrl_dropped;
+	uint64_t evt_unknown_conn, evt_bad;
+	/* control messages dropped: malformed or not believable, without the
+	 * right signature, from the wrong address, no room; cookies sent */
+	uint64_t ctrl_bad, ctrl_unauth, ctrl_spoofed, ctrl_dropped, ctrl_cookies;
+	uint64_t ctrl_refused;              /* CONNECTs from outside accept_from */
 	uint64_t bind_bad;                 /* BIND halves refused (bind.c) */
 	/* asyncev.c: the application's event handler */
 	xroce_event_fn event_fn;

@@ -42,8 +42,12 @@ struct xr_swr {
 	struct xr_seg *segs;               /* ... nseg > 1 segments (malloc) */
 	uint32_t nseg;
 	uint32_t len;
-	uint32_t rkey;                     /* WRITE/READ: rkey; SEND: MSN;
-					    * READ_RESP: the requester's read id */
+	/* The data header's key field, whose meaning the opcode gives. */
+	union {
+		uint32_t rkey;             /* WRITE, READ: the peer's region */
+		uint32_t msn;              /* SEND: the receive it fills */
+		uint32_t peer_read_id;     /* READ_RESP: the requester's read */
+	};
 	uint32_t imm;
 	uint32_t msg_id;
 	uint32_t npkts;                    /* packets of the message */
@@ -188,6 +192,11 @@ struct xroce_qp {
 	/* bind.c: connection made from out-of-band information */
 	struct xr_bind *bind;              /* NULL unless bound or sent a half */
 	bool app_error;                    /* xroce_qp_to_error: no event */
+	bool keyed;                        /* conn_key signs CLOSE / CLOSE_ACK */
+	uint64_t last_heard_ns;            /* anything from the peer (keep-alive) */
+	uint64_t ka_next_ns;               /* next keep-alive probe */
+	uint32_t ka_probes;
+	uint8_t conn_key[32];              /* from the cluster key, both nonces */
 	/* statistics */
 	struct xr_telem *telem;            /* our slot, NULL if none was free */
 	struct xroce_qp_stats st;
