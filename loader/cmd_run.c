@@ -38,6 +38,8 @@ static void usage(FILE *f)
 "  -m, --mem-size SIZE  registrable memory per opened device, k/M/G\n"
 "                       suffixes (XROCE_MEM_SIZE; default 128M)\n"
 "  -P, --paths N        paths per connection (XROCE_PATHS; default 8)\n"
+"  -k, --key FILE       cluster key: 32 bytes, raw or 64 hex digits\n"
+"                       (XROCE_KEY_FILE); both ends need the same\n"
 "  -v, --verbose        the library's messages (XROCE_LOG_LEVEL=info;\n"
 "                       twice: debug)\n"
 "  -L, --print-libdir   print the library directory and exit\n"
@@ -84,6 +86,7 @@ int cmd_run(int argc, char **argv)
 		{ "devices", required_argument, NULL, 'D' },
 		{ "mem-size", required_argument, NULL, 'm' },
 		{ "paths", required_argument, NULL, 'P' },
+		{ "key", required_argument, NULL, 'k' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "print-libdir", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
@@ -94,7 +97,7 @@ int cmd_run(int argc, char **argv)
 	int c, verbose = 0, print = 0;
 	uint32_t paths;
 
-	while ((c = getopt_long(argc, argv, "+:D:m:P:vLh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:D:m:P:k:vLh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'D':
 			setenv("XROCE_IBV_DEVICES", optarg, 1);
@@ -106,6 +109,11 @@ int cmd_run(int argc, char **argv)
 			if (xr_parse_u32(optarg, 1, 16, &paths))
 				return xr_usage_err(CMD, "--paths: 1..16");
 			setenv("XROCE_PATHS", optarg, 1);
+			break;
+		case 'k':
+			if (access(optarg, R_OK))
+				return xr_usage_err(CMD, "--key: cannot read the file");
+			setenv("XROCE_KEY_FILE", optarg, 1);
 			break;
 		case 'v':
 			verbose++;
