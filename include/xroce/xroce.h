@@ -18,7 +18,7 @@
  *    received data into and that is also the AF_XDP UMEM the library
  *    transmits from.  xroce_mem_alloc() hands out such memory; any other
  *    buffer given to xroce_reg_mr() has its pages moved into the map at
- *    the same addresses, contents kept (docs/MEMORY.md: cost and limits).
+ *    the same addresses, contents kept (docs/VERBS.md: cost and limits).
  *  - There is no hardware doing the sender's work in the background: the
  *    library makes progress (transmission, retransmission, timers) inside
  *    xroce_poll_cq(), xroce_wait_cq(), xroce_post_send() and
@@ -173,7 +173,7 @@ int xroce_dealloc_pd(struct xroce_pd *pd);
  * place.  Any other memory of the process (malloc, posix_memalign, mmap,
  * static data) has its pages, whole 4 KiB pages around the range, moved
  * into the device's memory map at the same virtual addresses with their
- * contents (docs/MEMORY.md: cost, limits, fork, free before dereg).
+ * contents (docs/VERBS.md: cost, limits, fork, free before dereg).
  * -EFAULT: part of the range is not mapped; -EOPNOTSUPP: huge pages or a
  * shared file/shm mapping; -ENOMEM: the device's memory is full. */
 int xroce_reg_mr(struct xroce_pd *pd, void *addr, size_t length, int access,
@@ -425,7 +425,7 @@ struct xroce_device_caps {
 
 enum xroce_cap_flags {
 	/* xroce_reg_mr accepts any memory of the process (not only
-	 * xroce_mem_alloc's): see docs/MEMORY.md. */
+	 * xroce_mem_alloc's): see docs/VERBS.md. */
 	XROCE_CAP_ANY_MEMORY = 1,
 	XROCE_CAP_QP_BIND = 2,     /* xroce_qp_bind */
 	XROCE_CAP_CQ_NOTIFY = 4,   /* xroce_cq_set_notify */

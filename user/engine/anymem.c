@@ -20,7 +20,7 @@
  * When the last region of an extent goes, work that may still read or
  * write its memory fails first (the QP moves to the error state), then the
  * pages are given back: a private anonymous copy is put in their place
- * with mremap, atomically.  docs/MEMORY.md has the costs and the limits.
+ * with mremap, atomically.  docs/VERBS.md has the costs and the limits.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
 /*
  * Protection domains and memory regions.  ibv_reg_mr takes any memory of
  * the process: xroce_reg_mr moves its pages into the device's memory map at
- * the same addresses (docs/MEMORY.md).  The regions are also kept here, per
+ * the same addresses (docs/VERBS.md).  The regions are also kept here, per
  * PD, so that a work request naming a bad lkey or range completes with
  * IBV_WC_LOC_PROT_ERR, as on a NIC, instead of being refused at post time.
  */
