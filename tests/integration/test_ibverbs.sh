@@ -11,6 +11,8 @@
 #                                  data, ACKs, connection exchange),
 #                                  ib_write_bw also at 10%
 #   itest_ibv_basic                our own ibverbs program (its header)
+#   ibv_rc_pingpong with --key     a cluster key on both sides connects;
+#                                  another key on one side connects nothing
 #
 # on one plane (fabric.sh pair) and on four (fabric.sh planes 4, one
 # device over the four interfaces: XROCE_IBV_DEVICES); on four planes every
@@ -23,6 +25,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=tests/lib/netns.sh
 . tests/lib/netns.sh
+# shellcheck source=tests/lib/check.sh
+. tests/lib/check.sh
+# shellcheck source=tests/lib/xroce.sh
+. tests/lib/xroce.sh
 
 [ "$(id -u)" -eq 0 ] || xr_die "needs root"
 XROCE=$PWD/build/xroce
@@ -42,8 +48,6 @@ TCP_PORT=18515
 PFX=$(xr_prefix)
 TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
 xr_cleanup_push "rm -rf '$TMP'"
-CHECKS=0
-pass() { CHECKS=$((CHECKS + 1)); printf '  ok   %s\n' "$*"; }
 
 # ---- fabric ------------------------------------------------------------------
 # fabric NPLANES: namespaces A and B joined by NPLANES planes, xroce on each.
@@ -92,15 +96,14 @@ set_loss() {
 
 drops() {
 	"$XRFABRIC" show --netns "$SW" --json |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(p["counters"]["drop_loss"] for p in d["ports"]))'
+		xr_json 'sum(p["counters"]["drop_loss"] for p in j["ports"])'
 }
 
 # tx bytes of each of A's planes, space separated
 tx_bytes() {
 	local i out=""
 	for ((i = 0; i < NPLANES; i++)); do
-		out+="$(nsx "$A" ip -s -j link show "eth$i" |
-			python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["tx"]["bytes"])') "
+		out+="$(nsx "$A" ip -s -j link show "eth$i" | xr_json 'j[0]["stats64"]["tx"]["bytes"]') "
 	done
 	echo "$out"
 }
@@ -115,18 +118,20 @@ wait_tcp() {
 }
 
 # pair NAME SERVER_CMD... -- CLIENT_CMD...: server in B, client in A (both
-# under `xroce run`); both must exit 0.
+# under `xroce run`, with the options in SRUN / CRUN); both must exit 0.
+SRUN=()
+CRUN=()
 pair() {
 	local name=$1 scmd=() ccmd=() spid rc=0 src=0
 	shift
 	while [ "$1" != -- ]; do scmd+=("$1"); shift; done
 	shift
 	ccmd=("$@")
-	nsx "$B" timeout $((180 * TS)) "$XROCE" run -- "${scmd[@]}" >"$TMP/srv.out" 2>&1 &
+	nsx "$B" timeout $((180 * TS)) "$XROCE" run "${SRUN[@]}" -- "${scmd[@]}" >"$TMP/srv.out" 2>&1 &
 	spid=$!
 	xr_cleanup_push "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
 	wait_tcp "$B" "$TCP_PORT" || true # if not, the client says why
-	nsx "$A" timeout $((180 * TS)) "$XROCE" run -- "${ccmd[@]}" >"$TMP/cli.out" 2>&1 || rc=$?
+	nsx "$A" timeout $((180 * TS)) "$XROCE" run "${CRUN[@]}" -- "${ccmd[@]}" >"$TMP/cli.out" 2>&1 || rc=$?
 	wait "$spid" || src=$?
 	if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
 		printf -- '--- client (rc %s): %s\n%s\n--- server (rc %s): %s\n%s\n' \
@@ -148,17 +153,51 @@ perftest() {
 	# the line after the column headers: size, iterations, figures
 	line=$(awk '/#bytes/ { getline; print; exit }' "$TMP/cli.out")
 	[ -n "$line" ] || xr_die "$tool: no result line: $(cat "$TMP/cli.out")"
-	python3 - "$tool" "$line" <<'EOF' || xr_die "$tool: implausible result: $line"
-import sys
-tool, f = sys.argv[1], sys.argv[2].split()
-v = float(f[3])  # BW average (MB/s), or t_max (us) for latency
-assert int(f[1]) > 0 and v > 0, f
-EOF
+	python3 "$XR_PY/perftest_line.py" check "$tool" "$line" ||
+		xr_die "$tool: implausible result: $line"
 	RESULT=$line
 }
 
+# With a cluster key (xroce run --key) the connection halves are signed:
+# the same key on both sides connects; another key on the client's side
+# connects nothing: the server's halves reach the client's XDP program
+# (rx_bind) and are refused there by the library, the client's work fails
+# as unanswered, no data moves.
+keyed() {
+	local spid rc=0 b0 b1
+	head -c 32 /dev/urandom >"$TMP/key1"
+	head -c 32 /dev/urandom >"$TMP/key2"
+	SRUN=(--key "$TMP/key1")
+	CRUN=(--key "$TMP/key1")
+	pair "ibv_rc_pingpong with a cluster key" ibv_rc_pingpong -d "$DEV" -g 0 -c -n 200 \
+		-p "$TCP_PORT" -- ibv_rc_pingpong -d "$DEV" -g 0 -c -n 200 -p "$TCP_PORT" "$BIP"
+	grep -q "200 iters" "$TMP/cli.out" || xr_die "keyed ibv_rc_pingpong: $(cat "$TMP/cli.out")"
+	pass "ibv_rc_pingpong -c with the same cluster key on both sides"
+	SRUN=()
+	CRUN=()
+	b0=$(xr_counter "$A" rx_bind)
+	nsx "$B" timeout $((60 * TS)) "$XROCE" run --key "$TMP/key1" -- ibv_rc_pingpong \
+		-d "$DEV" -g 0 -n 5 -p "$TCP_PORT" >"$TMP/srv.out" 2>&1 &
+	spid=$!
+	xr_cleanup_push "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
+	wait_tcp "$B" "$TCP_PORT" || true
+	nsx "$A" timeout $((60 * TS)) "$XROCE" run --key "$TMP/key2" -- ibv_rc_pingpong \
+		-d "$DEV" -g 0 -n 5 -p "$TCP_PORT" "$BIP" >"$TMP/cli.out" 2>&1 || rc=$?
+	kill "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || true
+	if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+		xr_die "ibv_rc_pingpong with another key: rc $rc: $(tail -5 "$TMP/cli.out")"
+	fi
+	grep -q "iters in" "$TMP/cli.out" && xr_die "another key: data moved: $(cat "$TMP/cli.out")"
+	grep -q "did not answer the connection exchange" "$TMP/cli.out" ||
+		xr_die "another key: not refused as unanswered: $(cat "$TMP/cli.out")"
+	b1=$(xr_counter "$A" rx_bind)
+	[ "$((b1 - b0))" -gt 0 ] || xr_die "another key: no half of the server arrived"
+	pass "with another key on the client: $((b1 - b0)) halves of the server arrived and were refused, the client's work failed unanswered (rc $rc)"
+}
+
 run_plane_set() {
-	local loss t d0 d1 tx0 tx1
+	local loss t d0 d1 tx0 tx1 carried
 	fabric "$1"
 	echo "== $NPLANES plane(s): device $DEV"
 	nsx "$A" "$XROCE" run -- ibv_devices >"$TMP/devs.out" 2>&1
@@ -189,21 +228,16 @@ run_plane_set() {
 			pass "the switch dropped $((d1 - d0)) packets"
 		fi
 		if [ "$NPLANES" -gt 1 ]; then
-			python3 - "$tx0" "$tx1" <<'EOF' || xr_die "not every plane carried data: $tx0 -> $tx1"
-import sys
-a = [int(x) for x in sys.argv[1].split()]
-b = [int(x) for x in sys.argv[2].split()]
-d = [y - x for x, y in zip(a, b)]
-assert min(d) > 10 * 1024 * 1024, d  # each plane: more than 10 MB
-print("  ok   every plane carried data:", " ".join(f"{x // 1048576} MB" for x in d))
-EOF
-			CHECKS=$((CHECKS + 1))
+			carried=$(python3 "$XR_PY/planes_carried.py" "$tx0" "$tx1" 10) ||
+				xr_die "not every plane carried more than 10 MB: $carried"
+			pass "every plane carried data: $carried"
 		fi
 	done
 	set_loss 0
 	pair "ibv_rc_pingpong -e" ibv_rc_pingpong -d "$DEV" -g 0 -e -n 300 -p "$TCP_PORT" \
 		-- ibv_rc_pingpong -d "$DEV" -g 0 -e -n 300 -p "$TCP_PORT" "$BIP"
 	pass "ibv_rc_pingpong -e (completion channel)"
+	[ "$NPLANES" -gt 1 ] || keyed
 	if [ "$NPLANES" -eq 1 ] && [ "$QUICK" -eq 0 ]; then
 		set_loss 0.1
 		d0=$(drops)
