@@ -244,6 +244,7 @@ XV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	struct xroce_device_attr da;
 	struct xv_device *d;
 	struct xv_context *ctx;
+	const char *pt;
 	int i, rc;
 
 	if (!device)
@@ -264,7 +265,8 @@ XV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	 * channel) is served by the device's thread, as by a NIC.
 	 * XROCE_PROGRESS_THREAD=0 leaves it out, for programs known to keep
 	 * polling (they then do all the work in their own calls). */
-	if (!getenv("XROCE_PROGRESS_THREAD") || strcmp(getenv("XROCE_PROGRESS_THREAD"), "0"))
+	pt = getenv("XROCE_PROGRESS_THREAD");
+	if (!pt || strcmp(pt, "0") != 0)
 		da.flags |= XROCE_DEVICE_PROGRESS_THREAD;
 	rc = xroce_open_device(&da, &ctx->xd);
 	if (rc) {
