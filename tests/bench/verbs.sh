@@ -12,7 +12,15 @@
 #              WRITE_WITH_IMM + polling the CQ; both busy-poll)
 #
 # Each pair runs REPEAT times; printed: the median of each and the ratio
-# (bandwidth) or difference (latency), then every run.
+# (bandwidth) or difference (latency), then every run.  Then what the
+# device's progress thread costs (the verbs library opens every device
+# with one):
+#
+#   idle       an ibv_rc_pingpong server that opened its device and waits
+#              for its client: CPU seconds over SECS (/proc/PID/stat)
+#   load       an ib_write_bw server, whose own thread sleeps on its TCP
+#              socket while the client WRITEs: CPU seconds over the run
+#              (/usr/bin/time), so nearly all of it is the progress thread
 #
 # Usage: tests/bench/verbs.sh [--repeat N] [--secs S] [--size BYTES]
 #                             [--depth N] [--iters N] [--planes N]
@@ -20,6 +28,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=tests/lib/netns.sh
 . tests/lib/netns.sh
+# shellcheck source=tests/lib/check.sh
+. tests/lib/check.sh
 [ "$(id -u)" -eq 0 ] || xr_die "needs root"
 REPEAT=3
 SECS=5
@@ -52,9 +62,12 @@ else
 fi
 # shellcheck disable=SC1091
 . "$TMP/env"
-A=$FAB_h0_NS
-B=$FAB_h1_NS
-BIP=$FAB_h1_IP4_0
+# shellcheck disable=SC2154 # FAB_* come from the env file
+{
+	A=$FAB_h0_NS
+	B=$FAB_h1_NS
+	BIP=$FAB_h1_IP4_0
+}
 IFARGS=()
 IFS_LIST=""
 for ((i = 0; i < PLANES; i++)); do
@@ -89,14 +102,11 @@ perf_native() {
 			-m lat -s 8 -n "$ITERS" --json)
 	fi
 	wait "$spid" || true
-	python3 - "$mode" "$out" <<'EOF'
-import json, sys
-mode, d = sys.argv[1], json.loads(sys.argv[2].strip().splitlines()[-1])
-if mode == "bw":
-    print("%.3f" % d["gbps"])                 # Gbit/s
-else:
-    print("%.2f %.2f" % (d["rtt_p50_us"], d["rtt_p99_us"]))  # round trip
-EOF
+	if [ "$mode" = bw ]; then
+		tail -1 <<<"$out" | xr_json '"%.3f" % j["gbps"]'
+	else
+		tail -1 <<<"$out" | xr_json '"%.2f %.2f" % (j["rtt_p50_us"], j["rtt_p99_us"])'
+	fi
 }
 
 # perf_verbs MODE: one perftest run under xroce run
@@ -116,15 +126,7 @@ perf_verbs() {
 		xr_die "$tool: $(tail -5 "$TMP/cli.out")"
 	wait "$spid" || true
 	line=$(awk '/#bytes/ { getline; print; exit }' "$TMP/cli.out")
-	python3 - "$mode" "$line" <<'EOF'
-import sys
-mode, f = sys.argv[1], sys.argv[2].split()
-if mode == "bw":
-    print("%.3f" % (float(f[3]) * 8 * 1048576 / 1e9))  # MB/s (MiB) -> Gbit/s
-else:
-    # t_typical is the median of half round trips; 99% percentile too
-    print("%.2f %.2f" % (2 * float(f[4]), 2 * float(f[7])))
-EOF
+	python3 "$XR_PY/perftest_line.py" "$mode" "$line"
 }
 
 declare -a NB VB NL VL
@@ -136,20 +138,42 @@ for ((r = 1; r <= REPEAT; r++)); do
 	echo "run $r: bw native ${NB[-1]} verbs ${VB[-1]} Gbit/s; lat (median p99 us) native ${NL[-1]} verbs ${VL[-1]}" >&2
 done
 
-python3 - "$SIZE" "$DEPTH" "$PLANES" "${NB[*]}" "${VB[*]}" "${NL[*]}" "${VL[*]}" <<'EOF'
-import statistics as st, sys
-size, depth, planes = sys.argv[1:4]
-nb = [float(x) for x in sys.argv[4].split()]
-vb = [float(x) for x in sys.argv[5].split()]
-nl = [float(x) for x in sys.argv[6].split()[0::2]]
-nlp = [float(x) for x in sys.argv[6].split()[1::2]]
-vl = [float(x) for x in sys.argv[7].split()[0::2]]
-vlp = [float(x) for x in sys.argv[7].split()[1::2]]
-m = st.median
-print(f"ibverbs on xroce vs xroce perf, {planes} plane(s), {len(nb)} interleaved runs (medians)")
-print(f"| metric | xroce perf | ib_write_* on xroce | verbs / native |")
-print(f"|---|---|---|---|")
-print(f"| WRITE bandwidth, {size} B, {depth} in flight (Gbit/s) | {m(nb):.2f} | {m(vb):.2f} | {m(vb) / m(nb):.2f} |")
-print(f"| 8 B round trip, median (us) | {m(nl):.1f} | {m(vl):.1f} | {m(vl) - m(nl):+.1f} us |")
-print(f"| 8 B round trip, p99 (us) | {m(nlp):.1f} | {m(vlp):.1f} | {m(vlp) - m(nlp):+.1f} us |")
-EOF
+# CPU seconds (user + system) of PID so far
+cpu_of() {
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$1/stat"
+}
+
+# thread_idle: CPU seconds of a waiting ibv_rc_pingpong server over SECS
+thread_idle() {
+	local pid c0 c1
+	nsx "$B" "$XROCE" run -- ibv_rc_pingpong -d "$DEV" -g 0 -p 18517 >/dev/null 2>&1 &
+	pid=$!
+	xr_cleanup_push "kill $pid 2>/dev/null"
+	wait_port "$B" t 18517 || xr_die "ibv_rc_pingpong server did not start"
+	c0=$(cpu_of "$pid")
+	sleep "$SECS"
+	c1=$(cpu_of "$pid")
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	awk -v a="$c0" -v b="$c1" -v s="$SECS" 'BEGIN { printf "%.4f", (b - a) / s }'
+}
+
+# thread_load: "CPU-seconds wall-seconds" of an ib_write_bw server
+thread_load() {
+	local spid args=(-d "$DEV" -x 0 -s "$SIZE" -t "$DEPTH" -D "$SECS" -p 18518)
+	nsx "$B" "$XROCE" run -- /usr/bin/time -f "%U %S %e" -o "$TMP/time" \
+		ib_write_bw "${args[@]}" >"$TMP/srv.out" 2>&1 &
+	spid=$!
+	wait_port "$B" t 18518 || xr_die "ib_write_bw server did not start"
+	nsx "$A" "$XROCE" run -- ib_write_bw "${args[@]}" "$BIP" >"$TMP/cli.out" 2>&1 ||
+		xr_die "ib_write_bw: $(tail -5 "$TMP/cli.out")"
+	wait "$spid" || true
+	awk '{ printf "%.3f %.3f", $1 + $2, $3 }' "$TMP/time"
+}
+
+python3 "$XR_BENCHPY/verbs_table.py" "$SIZE" "$DEPTH" "$PLANES" "${NB[*]}" "${VB[*]}" "${NL[*]}" "${VL[*]}"
+idle=$(thread_idle)
+read -r lcpu lwall <<<"$(thread_load)"
+echo
+echo "progress thread, CPU share of one core: idle $(awk -v x="$idle" 'BEGIN { printf "%.2f%%", 100 * x }');" \
+	"ib_write_bw server under load $(awk -v c="$lcpu" -v w="$lwall" 'BEGIN { printf "%.0f%% (%.2f s over %.2f s)", 100 * c / w, c, w }')"
