@@ -181,7 +181,7 @@ keyed() {
 	spid=$!
 	xr_cleanup_push "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
 	wait_tcp "$B" "$TCP_PORT" || true
-	nsx "$A" timeout $((60 * TS)) "$XROCE" run --key "$TMP/key2" -- ibv_rc_pingpong \
+	nsx "$A" timeout $((60 * TS)) "$XROCE" run -v --key "$TMP/key2" -- ibv_rc_pingpong \
 		-d "$DEV" -g 0 -n 5 -p "$TCP_PORT" "$BIP" >"$TMP/cli.out" 2>&1 || rc=$?
 	kill "$spid" 2>/dev/null || true
 	wait "$spid" 2>/dev/null || true
