@@ -8,6 +8,8 @@
 #   tests/unit/test_*.c-> build/tests/test_*   (cmocka, ASan + UBSan)
 #   tests/bpf/*.c      -> build/tests/bpf_*    (bpf_prog_test_run tables)
 #   tests/fabric/*.c   -> build/xrfabric       (fabric emulator control)
+#   user/ibverbs/*.c   -> build/lib/libibverbs.so.1 (+ libmlx5/libefa stand-ins):
+#                         unmodified ibverbs programs on xroce (`xroce run`)
 #   tests/fuzz/        -> build/fuzz/fuzz_*     (`make fuzz`, tests/fuzz/fuzz.mk)
 #   tests/bench/       -> build/bench/txengine  (`make txengine`, tests/bench/bench.mk)
 
@@ -72,9 +74,24 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 BPFT_SRCS := $(wildcard tests/bpf/bpf_*.c)
 BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
-ITEST_SRCS := $(wildcard tests/integration/itest_*.c)
+ITEST_SRCS := $(filter-out tests/integration/itest_ibv_%,$(wildcard tests/integration/itest_*.c))
 ITEST_BINS := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(ITEST_SRCS))
+# ibverbs programs of our own: <infiniband/verbs.h> and our libibverbs.so.1
+IBV_TEST_SRCS := $(wildcard tests/integration/itest_ibv_*.c)
+IBV_TEST_BINS := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(IBV_TEST_SRCS))
 FABRIC_SRCS := $(wildcard tests/fabric/*.c)
+# libibverbs on xroce: a compatibility layer above the public API (it sees
+# include/xroce/xroce.h only), with libxroce's objects linked in, so the
+# library is one file on LD_LIBRARY_PATH and libxroce's symbols stay local
+# (its version script exports ibverbs' names only).  Debian's
+# libibverbs-dev gives <infiniband/verbs.h>: structure layouts and inline
+# verbs are the ones applications were compiled with.
+IBV_SRCS := $(wildcard user/ibverbs/*.c)
+IBV_OBJS := $(patsubst user/ibverbs/%.c,$(BUILD)/ibv/%.o,$(IBV_SRCS))
+IBV_LIBDIR := $(BUILD)/lib
+IBV_LIBS := $(IBV_LIBDIR)/libibverbs.so.1 $(IBV_LIBDIR)/libmlx5.so.1 \
+	$(IBV_LIBDIR)/libefa.so.1
+IBV_CFLAGS := $(BASE_CFLAGS) -fvisibility=hidden
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/xroce-%,$(EXAMPLE_SRCS))
 
@@ -89,7 +106,7 @@ endif
 .PHONY: all clean install uninstall deps test check unit bpftest integration demo bench lint vmtest
 all: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/xroce.pc \
 	$(UNIT_BINS) $(BPFT_BINS) $(ITEST_BINS) $(EXAMPLE_BINS) \
-	$(if $(FABRIC_SRCS),$(BUILD)/xrfabric)
+	$(if $(FABRIC_SRCS),$(BUILD)/xrfabric) $(IBV_LIBS) $(IBV_TEST_BINS)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
 	@mkdir -p $(dir $@)
@@ -127,6 +144,24 @@ $(BUILD)/libxroce.so: $(LIB_OBJS) $(LIB_MAP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libxroce.so.0 -Wl,--version-script=$(LIB_MAP) \
 		-o $@ $(LIB_OBJS) $(LIBS)
+
+$(BUILD)/ibv/%.o: user/ibverbs/%.c user/ibverbs/xv.h include/xroce/xroce.h
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(IBV_CFLAGS) -c $< -o $@
+
+$(IBV_LIBDIR)/libibverbs.so.1: $(IBV_OBJS) $(LIB_OBJS) user/ibverbs/libibverbs.map
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,libibverbs.so.1 -Wl,-z,defs -Wl,-z,now \
+		-Wl,--version-script=user/ibverbs/libibverbs.map -o $@ \
+		$(IBV_OBJS) $(LIB_OBJS) $(LIBS)
+
+$(IBV_LIBDIR)/lib%.so.1: user/ibverbs/standin/%.c user/ibverbs/standin/%.map
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(IBV_CFLAGS) -shared -Wl,-soname,lib$*.so.1 -Wl,-z,defs \
+		-Wl,--version-script=user/ibverbs/standin/$*.map -o $@ $<
 
 # xroce.pc for the layout of PREFIX, LIBDIR and INCLUDEDIR as they are now
 # (paths under PREFIX are written relative to ${prefix}).
@@ -172,6 +207,12 @@ $(BUILD)/tests/itest_%: tests/integration/itest_%.c $(BUILD)/libxroce-san.a $(LI
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $< $(BUILD)/libxroce-san.a $(LIBS)
 
+$(BUILD)/tests/itest_ibv_%: tests/integration/itest_ibv_%.c $(IBV_LIBDIR)/libibverbs.so.1
+	@mkdir -p $(dir $@)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -o $@ $< \
+		-L$(IBV_LIBDIR) -l:libibverbs.so.1 -Wl,-rpath,'$$ORIGIN/../lib' -lpthread
+
 # ---- tests ------------------------------------------------------------
 include tests/fuzz/fuzz.mk tests/bench/bench.mk
 
@@ -211,13 +252,15 @@ deps:
 # What a user of the library and the command needs, nothing of the tests:
 # the library (shared and static), its one public header, xroce.pc for the
 # PREFIX given now (not the one of the build), the command, the XDP object
-# (for ip link or xdp-loader), man pages and bash completion.
+# (for ip link or xdp-loader), man pages and bash completion, and the
+# libibverbs.so.1 that `xroce run` puts first (with its provider stand-ins).
 # tests/integration/test_install.sh checks the list.
 INSTALL ?= install
 MAN_PAGES := docs/man/xroce.8 docs/man/libxroce.3
 BASH_COMPLETION := loader/xroce-completion.bash
 
-install: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/bpf/xroce.bpf.o
+install: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/bpf/xroce.bpf.o \
+		$(IBV_LIBS)
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(LIBDIR)/xroce $(DESTDIR)$(INCLUDEDIR)/xroce \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
@@ -231,6 +274,9 @@ install: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/bpf/xr
 	$(INSTALL) -m 644 docs/man/libxroce.3 $(DESTDIR)$(MANDIR)/man3/
 	$(INSTALL) -m 644 docs/man/xroce.8 $(DESTDIR)$(MANDIR)/man8/
 	$(INSTALL) -m 644 $(BASH_COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/xroce
+	# not on the system's library path: `xroce run` puts it first for CMD
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/xroce/verbs
+	$(INSTALL) -m 755 $(IBV_LIBS) $(DESTDIR)$(LIBDIR)/xroce/verbs/
 
 # Removes what install put there, and the directories only xroce uses.
 uninstall:
@@ -240,8 +286,9 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/xroce/xroce.bpf.o \
 		$(DESTDIR)$(INCLUDEDIR)/xroce/xroce.h \
 		$(DESTDIR)$(MANDIR)/man3/libxroce.3 $(DESTDIR)$(MANDIR)/man8/xroce.8 \
-		$(DESTDIR)$(BASHCOMPDIR)/xroce
-	for d in $(DESTDIR)$(LIBDIR)/xroce $(DESTDIR)$(INCLUDEDIR)/xroce; do \
+		$(DESTDIR)$(BASHCOMPDIR)/xroce \
+		$(addprefix $(DESTDIR)$(LIBDIR)/xroce/verbs/,$(notdir $(IBV_LIBS)))
+	for d in $(DESTDIR)$(LIBDIR)/xroce/verbs $(DESTDIR)$(LIBDIR)/xroce $(DESTDIR)$(INCLUDEDIR)/xroce; do \
 		[ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d; done
 
 clean:

@@ -252,6 +252,8 @@ enum xr_stat {
 	                          * (test-run engine, txring.h) */
 	XR_STAT_DROP_TXR,        /* transmit triggers refused: no such ring,
 	                          * wrong secret, bad descriptor */
+	XR_STAT_RX_BIND,         /* BIND halves handed to the library */
+	XR_STAT_DROP_BIND,       /* BIND messages refused: length, op */
 	XR_STAT_MAX,
 };
 
@@ -323,6 +325,7 @@ enum xr_evt_type {
 	XR_EVT_RECV = 3,         /* a message's last byte landed here */
 	XR_EVT_PROBE_REPLY = 4,
 	XR_EVT_READ_REQ = 5,     /* a peer asks to read (validated) */
+	XR_EVT_BIND = 6,         /* a peer's BIND half: struct xr_evt_bind */
 };
 
 struct xr_evt_ack {
@@ -388,6 +391,22 @@ struct xr_evt {
 	};
 };
 
+/* A BIND message (wire.h) that reached our data port for connection
+ * conn (in state INIT or RTS), with the packet's source: that, not the
+ * message, says who sent it.  Its own record type: larger than xr_evt,
+ * whose type and conn fields it shares. */
+struct xr_evt_bind {
+	__u16 type;              /* XR_EVT_BIND */
+	__u8 rsvd0[2];
+	__u32 conn;
+	__u64 rx_ns;
+	__u8 src_addr[16];       /* IPv4 as ::ffff:a.b.c.d */
+	__u16 src_port;          /* host order */
+	__u8 rsvd1[6];
+	__u8 msg[256];           /* struct xr_ctrl_msg, as received */
+};
+
+_Static_assert(sizeof(struct xr_evt_bind) == 296, "evt bind size");
 _Static_assert(sizeof(struct xr_evt_ack) == 72, "evt ack size");
 _Static_assert(sizeof(struct xr_evt_recv) == 32, "evt recv size");
 _Static_assert(__builtin_offsetof(struct xr_evt_recv, rkey) == 24, "evt recv rkey");

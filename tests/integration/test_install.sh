@@ -52,6 +52,9 @@ usr/local/lib/libxroce.a
 usr/local/lib/libxroce.so
 usr/local/lib/libxroce.so.0
 usr/local/lib/pkgconfig/xroce.pc
+usr/local/lib/xroce/verbs/libefa.so.1
+usr/local/lib/xroce/verbs/libibverbs.so.1
+usr/local/lib/xroce/verbs/libmlx5.so.1
 usr/local/lib/xroce/xroce.bpf.o
 usr/local/share/bash-completion/completions/xroce
 usr/local/share/man/man3/libxroce.3

@@ -5,7 +5,9 @@
 #      flags make most violations a compile error already), and the api
 #      layer includes nothing of the engine but engine.h.
 #   2. loader/ includes no header of the library's internal layers (only
-#      include/, include/contract/ and user/util/, which it shares).
+#      include/, include/contract/ and user/util/, which it shares), and
+#      the ibverbs compatibility layer (user/ibverbs/) nothing of the
+#      library but the public xroce.h.
 #   3. Each layer's room header names every source file of the room, so the
 #      map of the room cannot go stale.
 #   4. No function of the library, the command or the XDP programs is
@@ -78,11 +80,19 @@ for f in loader/*.[ch]; do
 	done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
 done
 
+for f in user/ibverbs/*.[ch] user/ibverbs/standin/*.c; do
+	while IFS= read -r inc; do
+		[ "$inc" = xroce/xroce.h ] || [ -e "$(dirname "$f")/$inc" ] ||
+			fail "$f (ibverbs) includes \"$inc\": only xroce/xroce.h of the library"
+	done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
+done
+
 # Function bodies: from a line starting a definition at column 0 to the
 # closing brace at column 0.  Bare blocks: a line holding only "{" whose
 # previous line ends a statement (not an if/for/while/else/switch/do, a
 # function header or an initialiser).
-for f in user/*/*.c loader/*.c bpf/*.bpf.c bpf/lib/*.h include/contract/*.h; do
+for f in user/*/*.c user/ibverbs/standin/*.c loader/*.c bpf/*.bpf.c bpf/lib/*.h \
+	include/contract/*.h; do
 	awk -v f="$f" -v max=$MAX_FN_LINES '
 	/^[a-zA-Z_].*\(/ && !/;[ \t]*$/ { name = $0; start = NR; infn = 0 }
 	/^\{/ && start { infn = 1; body = NR }

@@ -8,7 +8,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 rc=0
-SRCS=(user/*/*.c loader/*.c tests/integration/itest_*.c tests/fabric/*.c)
+SRCS=(user/*/*.c user/ibverbs/standin/*.c loader/*.c tests/integration/itest_*.c
+      tests/fabric/*.c)
 
 echo "== cppcheck"
 # LIBBPF_OPTS is a libbpf macro cppcheck cannot see through.

@@ -359,7 +359,7 @@ static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 
 	if (!qp)
 		return;
-	if (qp->state == XROCE_QPS_RTS) {
+	if (qp->state == XROCE_QPS_RTS || qp->state == XROCE_QPS_CONNECTING) {
 		/* ACKs the peer sent before closing are already in our event
 		 * ring (same wire, sent earlier): let them complete what they
 		 * acknowledge before the rest is flushed. */
@@ -369,10 +369,15 @@ static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		xr_qp_acked_below(qp, ntohl(m->init_csn));
 		xr_qp_complete(qp);
 		qp->peer_closed = true;
+		/* A QP bound as ibverbs programs do (xroce_qp_bind) behaves as
+		 * an RC QP whose peer is gone: work in flight fails as if
+		 * unanswered, and the QP stays ready (its receives posted),
+		 * so later work fails by timing out, not at once. */
 		if (qp->sq_head != qp->sq_tail) {
-			xr_qp_fail(qp, XROCE_WC_WR_FLUSH_ERR,
+			xr_qp_fail(qp, qp->bind ? XROCE_WC_RETRY_EXC_ERR :
+				   XROCE_WC_WR_FLUSH_ERR,
 				   "the peer closed the connection");
-		} else {
+		} else if (!qp->bind) {
 			qp->state = XROCE_QPS_ERR;
 			/* Nothing more can arrive: posted receives are done. */
 			xr_qp_flush_recv(qp);

@@ -101,6 +101,12 @@ struct xroce_device {
 	pthread_t thread;
 	int wake_fd;
 	uint64_t sleep_until;              /* the thread sleeps until then; 0: awake */
+	/* An application busy-polling a CQ (progress.c): polls in a row that
+	 * found nothing, the last one's time; the thread stands by on
+	 * `standby` meanwhile. */
+	uint32_t empty_polls;
+	uint64_t poll_ns;
+	pthread_cond_t standby;
 	/* QPs by local connection id (ids are below maps.max_conns). */
 	struct xroce_qp **conn_tab;
 	uint32_t conn_tab_size;
@@ -137,6 +143,12 @@ struct xroce_device {
 	 * right signature, from the wrong address, no room; cookies sent */
 	uint64_t ctrl_bad, ctrl_unauth, ctrl_spoofed, ctrl_dropped, ctrl_cookies;
 	uint64_t ctrl_refused;              /* CONNECTs from outside accept_from */
+	uint64_t bind_bad;                 /* BIND halves refused (bind.c) */
+	/* asyncev.c: the application's event handler */
+	xroce_event_fn event_fn;
+	void *event_arg;
+	/* anymem.c: application memory moved into the memory map */
+	struct xr_extent *extents;
 };
 
 #endif /* XR_ENGINE_DEVICE_H */

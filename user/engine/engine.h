@@ -9,8 +9,9 @@
  *   log        logging, clock, randomness
  *   acl        which addresses may connect
  *   auth       cookies, control-message MACs, connection keys (libsodium)
+ *   asyncev    asynchronous events for the application's handler
  *   cq         completion queue rings and their notification
- *   mr         protection domains, memory regions
+ *   mr         protection domains, memory regions (published to XDP)
  *   domain     the domain's memory map and event ring in the XDP maps
  *   plane      interfaces, transmit engines, transmit frames
  *   telem      telemetry slots for other processes
@@ -24,11 +25,16 @@
  *   complete   send completions in stream order
  *   events     the event ring's records, dispatched
  *   ctrl       control messages (never blocking)
+ *   bind       xroce_qp_bind's exchange (its inbox, bindbox, is filled by
+ *              events), xroce_qp_to_error
  *   progress   progress rounds, the progress thread
  *   connect    blocking connect / accept
  *   wait       polling and waiting on completion queues
  *   post       post_send
  *   qp         QP creation, destruction, statistics
+ *   anymem     application memory moved into the memory map
+ *   regmem     where a region's bytes are (xroce_mem_alloc's or anymem)
+ *   discover   interfaces carrying xroce, planes now, honest limits
  *   device     device open / close, device memory
  */
 #ifndef XR_ENGINE_ENGINE_H
@@ -58,7 +64,7 @@ struct xroce_device *xr_qp_device(const struct xroce_qp *qp);
 /* Log a bad argument of a public call (no device to log through). */
 int xr_bad_arg(const char *call, const char *what);
 
-/* mr.c */
+/* mr.c, regmem.c */
 int xr_pd_alloc(struct xroce_device *dev, struct xroce_pd **out);
 int xr_pd_dealloc(struct xroce_pd *pd);
 int xr_mr_reg(struct xroce_pd *pd, void *addr, size_t length, int access,
@@ -98,5 +104,20 @@ int xr_qp_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 
 /* progress.c */
 int xr_progress_once(struct xroce_device *dev);
+
+/* bind.c */
+int xr_qp_bind(struct xroce_qp *qp, const struct xroce_qp_peer *peer);
+int xr_qp_to_error(struct xroce_qp *qp);
+
+/* asyncev.c */
+int xr_set_event_handler(struct xroce_device *dev, xroce_event_fn fn, void *arg);
+
+/* discover.c */
+int xr_list_interfaces(char (*names)[16], int max);
+int xr_query_plane(const struct xroce_device *dev, int plane,
+		   struct xroce_plane_attr *out);
+int xr_query_device(const struct xroce_device *dev,
+		    struct xroce_device_caps *out);
+int xr_device_nplanes(const struct xroce_device *dev);
 
 #endif /* XR_ENGINE_ENGINE_H */

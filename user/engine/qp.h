@@ -18,6 +18,8 @@
 #include "pktbuild.h"
 #include "txpath.h"
 
+#define XR_MAX_SQ (1u << 16)           /* send work requests per QP */
+
 /* Where a work request's bytes come from: ranges of the memory map. */
 struct xr_seg {
 	uint64_t loff;
@@ -187,6 +189,9 @@ struct xroce_qp {
 	bool complete_dirty;               /* something may have completed */
 	bool peer_closed;                  /* the peer's CLOSE arrived */
 	bool close_acked;                  /* the peer answered our CLOSE */
+	/* bind.c: connection made from out-of-band information */
+	struct xr_bind *bind;              /* NULL unless bound or sent a half */
+	bool app_error;                    /* xroce_qp_to_error: no event */
 	bool keyed;                        /* conn_key signs CLOSE / CLOSE_ACK */
 	uint64_t last_heard_ns;            /* anything from the peer (keep-alive) */
 	uint64_t ka_next_ns;               /* next keep-alive probe */
