@@ -28,6 +28,7 @@
 #include "bpfmaps.h"
 #include "cli.h"
 #include "cmds.h"
+#include "nativeprep.h"
 #include "xdpif.h"
 #include "xrcfg.h"
 #include "xroce.skel.h"
@@ -60,6 +61,10 @@ static void usage(FILE *f)
 "there (also when it was attached by 'ip link' or 'xdp-loader').  When\n"
 "another interface of this network namespace runs xroce, IF gets that same\n"
 "program, so all planes share connections and memory.\n"
+"\n"
+"Before a native attach, LRO and hardware GRO are switched off, and on\n"
+"virtio_net the combined channels may be lowered so that XDP transmission\n"
+"has a queue on every CPU; each change is said.\n"
 "\n"
 "  -m, --mode M       auto (default: native, else generic), native, generic\n"
 "  -p, --port N       UDP port of xroce data (default %u; kept if already set)\n"
@@ -361,6 +366,29 @@ cleanup:
 	return rc;
 }
 
+/* Native mode, after what the NIC needs for it (nativeprep.h), undone if
+ * the driver refuses the program after all.  A native program already on
+ * IF (being replaced) means the driver's queues are laid out for XDP. */
+static int attach_native(const struct attach_opts *o, int ifindex, int prog_fd,
+			 struct xr_ifxdp *cur)
+{
+	struct xr_prep prep;
+	bool prepared = false;
+	int rc;
+
+	if (!(cur->prog_id && cur->mode == XDP_FLAGS_DRV_MODE)) {
+		rc = xr_native_prepare(o->ifname, &prep);
+		if (rc)
+			return rc;
+		prepared = true;
+	}
+	xr_cli_kmsg_clear();
+	rc = xr_xdp_attach(ifindex, prog_fd, XDP_FLAGS_DRV_MODE, cur);
+	if (rc && prepared)
+		xr_native_undo(o->ifname, &prep);
+	return rc;
+}
+
 /* Attach in the mode asked for; auto tries native, then generic. */
 static int attach_prog(const struct attach_opts *o, int ifindex, int prog_fd,
 		       struct xr_ifxdp *cur, uint32_t *mode)
@@ -368,8 +396,12 @@ static int attach_prog(const struct attach_opts *o, int ifindex, int prog_fd,
 	int rc;
 
 	*mode = o->mode ? o->mode : XDP_FLAGS_DRV_MODE;
-	xr_cli_kmsg_clear();
-	rc = xr_xdp_attach(ifindex, prog_fd, *mode, cur);
+	if (*mode == XDP_FLAGS_DRV_MODE) {
+		rc = attach_native(o, ifindex, prog_fd, cur);
+	} else {
+		xr_cli_kmsg_clear();
+		rc = xr_xdp_attach(ifindex, prog_fd, *mode, cur);
+	}
 	if (!rc || o->mode)
 		return rc;
 	/* Busy/exists means someone attached a program meanwhile; a
