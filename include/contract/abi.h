@@ -295,6 +295,14 @@ struct xr_telem {
 	struct xr_telem_path path[XR_MAX_PATHS];
 };
 
+/* How the process transmits on each plane (xroce status shows it). */
+enum xr_telem_engine {
+	XR_TELEM_ENG_NONE = 0,   /* no such plane, or not said */
+	XR_TELEM_ENG_AF_XDP_COPY,
+	XR_TELEM_ENG_AF_XDP_ZC,  /* AF_XDP in zero-copy mode */
+	XR_TELEM_ENG_TEST_RUN,   /* frames built by XDP in a BPF test run */
+};
+
 struct xr_telem_hdr {
 	__u32 magic;
 	__u32 version;
@@ -309,7 +317,9 @@ struct xr_telem_hdr {
 	__u32 ctrl_no_room;      /* request queue (or one source's share) full */
 	__u32 ctrl_refused;      /* CONNECT from outside accept_from */
 	__u32 ctrl_cookies;      /* cookies sent to first CONNECTs */
-	__u32 rsvd[5];           /* up to 64 bytes */
+	__u32 plane_ifindex[XR_MAX_PLANES]; /* 0 = no such plane */
+	__u8 plane_engine[XR_MAX_PLANES];   /* enum xr_telem_engine */
+	/* 64 bytes: no room left */
 };
 
 #define XR_TELEM_BYTES \

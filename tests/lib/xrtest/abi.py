@@ -23,7 +23,7 @@ TELEM_HDR_FIELDS = (
     ('magic', 'I'), ('version', 'I'), ('pid', 'I'), ('nslots', 'I'),
     ('slot_size', 'I'), ('ctrl_malformed', 'I'), ('ctrl_unauth', 'I'),
     ('ctrl_spoofed', 'I'), ('ctrl_no_room', 'I'), ('ctrl_refused', 'I'),
-    ('ctrl_cookies', 'I'), ('rsvd', '5I'),
+    ('ctrl_cookies', 'I'), ('plane_ifindex', '4I'), ('plane_engine', '4B'),
 )
 TELEM_PATH_FIELDS = (
     ('sport', 'H'), ('state', 'B'), ('plane', 'B'), ('cwnd', 'I'), ('inflight', 'I'),
