@@ -28,6 +28,7 @@
 #include "bpfmaps.h"
 #include "cli.h"
 #include "cmds.h"
+#include "ifflags.h"
 #include "nativeprep.h"
 #include "xdpif.h"
 #include "xrcfg.h"
@@ -250,6 +251,26 @@ cleanup:
 	return rc;
 }
 
+/* Record IF's per-interface flags for mode (ifflags.h) and say what they
+ * mean.  An object without the flags map needs none. */
+static int record_flags(const char *ifname, uint32_t prog_id, int ifindex,
+			uint32_t mode)
+{
+	int rc = xr_ifflags_update(prog_id, ifindex, mode);
+
+	if (rc == -ENOENT)
+		return 0;
+	if (rc) {
+		xr_err(CMD, rc, "%s: cannot record its flags in prog %u", ifname,
+		       prog_id);
+		return rc;
+	}
+	if (mode == XDP_FLAGS_SKB_MODE)
+		printf("%s: generic mode: frames this host or its hypervisor left "
+		       "partially checksummed pass the checksum check\n", ifname);
+	return 0;
+}
+
 /* IF already runs xroce: configure it, do not touch the attachment. */
 static int attach_existing(const struct attach_opts *o,
 			   const struct xr_ifxdp *cur)
@@ -276,6 +297,8 @@ static int attach_existing(const struct attach_opts *o,
 	if (changed)
 		printf("%s: config of prog %u changed (was: %s)\n", o->ifname,
 		       cur->xroce_id, before);
+	if (record_flags(o->ifname, cur->xroce_id, cur->ifindex, cur->mode))
+		return XR_EXIT_FAIL;
 	return XR_EXIT_OK;
 }
 
@@ -512,7 +535,7 @@ static int attach_planned(const struct attach_opts *o, int ifindex,
 	    configure(p->prog_id, o, false, &p->changed, p->before, p->cfgs,
 		      sizeof(p->cfgs)))
 		return -1;
-	return 0;
+	return record_flags(o->ifname, p->prog_id, ifindex, *mode) ? -1 : 0;
 }
 
 int cmd_attach(int argc, char **argv)

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "domview.h"
+#include "ifflags.h"
 #include "jsonw.h"
 #include "planeinfo.h"
 #include "statnames.h"
@@ -233,6 +234,8 @@ static void text_iface(const struct xr_ifxdp *i, const struct prog_view *v,
 		printf("%s%s pid %u", k ? ", " : " (", xr_telem_engine_name(pi.users[k].engine),
 		       pi.users[k].pid);
 	printf("%s; a new process: %s\n", pi.nusers ? ")" : "", pi.engine_default);
+	if (!xr_ifflags_get(i->xroce_id, i->ifindex, &k) && (k & XR_IF_CSUM_PARTIAL))
+		printf("  partially checksummed frames pass the checksum check\n");
 }
 
 static void text_conns(const struct prog_view *v)
@@ -327,6 +330,9 @@ static void json_iface(struct xr_jw *w, const struct xr_ifxdp *i,
 		xr_jw_u64(w, "mtu", (uint64_t)pi.mtu);
 		xr_jw_str(w, "tx_engine", xr_planeinfo_engine(&pi));
 		xr_jw_str(w, "tx_engine_default", pi.engine_default);
+		if (xr_ifflags_get(i->xroce_id, i->ifindex, &k))
+			k = 0;
+		xr_jw_bool(w, "csum_partial_ok", (k & XR_IF_CSUM_PARTIAL) != 0);
 		xr_jw_arr_open(w, "tx_users");
 		for (k = 0; k < pi.nusers; k++) {
 			xr_jw_obj_open(w, NULL);

@@ -36,6 +36,7 @@
 #define XR_MAP_ACT "xr_act"
 #define XR_MAP_RQ "xr_rq"
 #define XR_MAP_READS "xr_reads"
+#define XR_MAP_IFS "xr_ifs"
 
 #define XR_PAGE_SHIFT 12
 #define XR_PAGE_SIZE (1u << XR_PAGE_SHIFT)
@@ -77,6 +78,19 @@ struct xr_cfg {
 	__u32 active_window_us;
 	__u32 rsvd;
 };
+
+/* ---- xr_ifs: HASH ifindex -> __u32 XR_IF_* ----------------------------- */
+/* Per interface, set by `xroce attach`.  XR_IF_CSUM_PARTIAL: frames may
+ * reach XDP partially checksummed, as the kernel keeps them when they come
+ * from this host or its hypervisor (CHECKSUM_PARTIAL, a virtio-net header
+ * with NEEDS_CSUM): their UDP checksum field holds only the folded sum of
+ * the pseudo header.  Generic-mode XDP sees such frames; a datagram whose
+ * full checksum fails but whose field is exactly that sum is taken there
+ * (and counted, XR_STAT_RX_CSUM_PARTIAL).  Elsewhere that pattern is just
+ * a wrong checksum.  The price: a corrupted frame whose field happens to
+ * equal its pseudo header's sum (one in 65536) passes on such interfaces. */
+#define XR_IF_CSUM_PARTIAL 0x1
+#define XR_MAX_IFS 256
 
 /* ---- xr_act: ARRAY[1], active senders for the rate hint ---------------- */
 /* Time is cut into windows of active_window_us; a connection counts once
@@ -252,6 +266,7 @@ enum xr_stat {
 	                          * (test-run engine, txring.h) */
 	XR_STAT_DROP_TXR,        /* transmit triggers refused: no such ring,
 	                          * wrong secret, bad descriptor */
+	XR_STAT_RX_CSUM_PARTIAL, /* partially checksummed, taken (xr_ifs) */
 	XR_STAT_MAX,
 };
 

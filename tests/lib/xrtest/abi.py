@@ -73,7 +73,7 @@ STATS = (
     'drop_token', 'drop_peer', 'drop_csum', 'drop_key', 'drop_bounds', 'drop_access',
     'drop_length', 'drop_opcode', 'drop_window', 'drop_evq_full', 'drop_no_mem',
     'drop_ack_lost', 'drop_frag', 'tx_ack_fail', 'evt_lost', 'drop_dead', 'nak_rnr',
-    'tx_built', 'drop_txr',
+    'tx_built', 'drop_txr', 'rx_csum_partial',
 )
 
 # ---- map values -----------------------------------------------------------
