@@ -54,7 +54,7 @@ int xr_native_prepare(const char *ifname, struct xr_prep *p)
 		rc = feature_off(ifname, "rx-gro-hw", &p->gro_hw_off);
 	if (rc)
 		goto undo;
-	if (xr_nic_query(ifname, &nic) || strcmp(nic.driver, "virtio_net") ||
+	if (xr_nic_query(ifname, &nic) || strcmp(nic.driver, "virtio_net") != 0 ||
 	    !nic.has_channels)
 		return 0;
 	ncpu = libbpf_num_possible_cpus();

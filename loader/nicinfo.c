@@ -123,9 +123,11 @@ int xr_nic_query(const char *ifname, struct xr_nic *n)
 
 uint32_t xr_nic_rx_queues(const struct xr_nic *n)
 {
-	if (n->has_channels && n->combined + n->rx)
-		return n->combined + n->rx;
-	return n->num_rx_queues ? n->num_rx_queues : 1;
+	uint32_t q = n->has_channels ? n->combined + n->rx : 0;
+
+	if (!q)
+		q = n->num_rx_queues ? n->num_rx_queues : 1;
+	return q;
 }
 
 int xr_nic_set_combined(const char *ifname, uint32_t combined)
