@@ -43,44 +43,49 @@ static int feature_off(const char *ifname, const char *name, bool *done)
 	return 0;
 }
 
+/* virtio_net: lower the combined channels until XDP transmission is safe
+ * (xr_virtio_safe_combined), saying so; p->old_combined to undo. */
+static int virtio_channels(const char *ifname, const struct xr_nic *nic,
+			   struct xr_prep *p)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint32_t keep;
+	int rc;
+
+	if (ncpu <= 0)
+		return 0;
+	keep = xr_virtio_safe_combined(nic->combined, nic->max_combined,
+				       (uint32_t)ncpu);
+	if (keep == nic->combined)
+		return 0;
+	rc = xr_nic_set_combined(ifname, keep);
+	if (rc) {
+		xr_err(CMD, rc, "%s: cannot lower the combined channels from %u to %u",
+		       ifname, nic->combined, keep);
+		return rc;
+	}
+	p->old_combined = nic->combined;
+	printf("%s: virtio_net: lowered the combined channels from %u to %u: "
+	       "with %u of its %u queue pairs in use on %d CPUs the driver would "
+	       "send XDP frames on a queue pair past the last one\n",
+	       ifname, nic->combined, keep, nic->combined, nic->max_combined, ncpu);
+	return 0;
+}
+
 int xr_native_prepare(const char *ifname, struct xr_prep *p)
 {
 	struct xr_nic nic;
-	int ncpu, rc;
+	int rc;
 
 	memset(p, 0, sizeof(*p));
 	rc = feature_off(ifname, "rx-lro", &p->lro_off);
 	if (!rc)
 		rc = feature_off(ifname, "rx-gro-hw", &p->gro_hw_off);
+	if (!rc && !xr_nic_query(ifname, &nic) &&
+	    strcmp(nic.driver, "virtio_net") == 0 && nic.has_channels)
+		rc = virtio_channels(ifname, &nic, p);
 	if (rc)
-		goto undo;
-	if (xr_nic_query(ifname, &nic) || strcmp(nic.driver, "virtio_net") != 0 ||
-	    !nic.has_channels)
-		return 0;
-	ncpu = libbpf_num_possible_cpus();
-	if (ncpu <= 0)
-		return 0;
-	{
-		uint32_t keep = xr_virtio_safe_combined(nic.combined, nic.max_combined,
-							(uint32_t)ncpu);
-
-		if (keep == nic.combined)
-			return 0;
-		rc = xr_nic_set_combined(ifname, keep);
-		if (rc) {
-			xr_err(CMD, rc, "%s: cannot lower the combined channels from %u to %u",
-			       ifname, nic.combined, keep);
-			goto undo;
-		}
-		p->old_combined = nic.combined;
-		printf("%s: virtio_net: lowered the combined channels from %u to %u: "
-		       "with %u of its %u queue pairs in use on %d CPUs the driver would "
-		       "send XDP frames on a queue pair past the last one\n",
-		       ifname, nic.combined, keep, nic.combined, nic.max_combined, ncpu);
-	}
-	return 0;
-undo:
-	xr_native_undo(ifname, p);
+		xr_native_undo(ifname, p);
 	return rc;
 }
 
