@@ -86,9 +86,15 @@ boot_twovm() {
 		export TV_MAC_av TV_MAC_ae TV_MAC_bv TV_MAC_be
 		TV_MAC_av=$(twovm_mac a v) TV_MAC_ae=$(twovm_mac a e)
 		TV_MAC_bv=$(twovm_mac b v) TV_MAC_be=$(twovm_mac b e)
-		exec timeout -k 10 "$limit" bash "$ROOT/vmtest/twovm/test_twovm.sh" "${TESTS[@]}"
+		# A copy: bash reads a script as it goes, and the tree's may be
+		# edited meanwhile.
+		cp "$ROOT/vmtest/twovm/test_twovm.sh" "$dir/test_twovm.sh"
+		export TV_ROOT=$ROOT
+		exec timeout -k 10 "$limit" bash "$dir/test_twovm.sh" "${TESTS[@]}"
 	) >"$LOG" 2>&1 &
 	dpid=$!
+	# stop_vm (run.sh's traps) ends the driver too.
+	TPIDS+=("$dpid")
 	if [ "$QUIET" -eq 0 ]; then
 		tail -n +1 -f --pid="$dpid" "$LOG" &
 		TPIDS+=($!)

@@ -76,6 +76,7 @@ vm_ready() {
 	local t=0 limit=$((${2:-120} * TV_SCALE * 10))
 	until [ -e "$TV_SHARE/$1/ready" ]; do
 		[ "$t" -ge "$limit" ] && return 1
+		vm_alive "$1" || return 1
 		sleep 0.1
 		t=$((t + 1))
 	done
