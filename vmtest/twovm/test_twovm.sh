@@ -86,6 +86,9 @@ wait_listen() {
 		$((40 + 40 * S)) >/dev/null || fail "nobody listens on port ${2:-4794} in VM $1"
 }
 
+# rx_packets VM IF: packets IF received so far
+rx_packets() { vmx "$1" "cat /sys/class/net/$2/statistics/rx_packets"; }
+
 # rxq VM IF: packets received per RX queue
 rxq() { vmx "$1" "bash vmtest/twovm/node.sh rxq $2"; }
 
@@ -98,8 +101,9 @@ status_json() {
 
 # xfer_start NAME SIZE LOSS PLANES [SEND_OPTS]: start one WRITE transfer
 # from a to b over PLANES ("v", "e" or "v e") at random loss LOSS both
-# ways; xfer_end checks it: every byte verified, retransmissions against
-# the fabric's drops; the JSON reports stay in $TV_DIR/NAME.*.
+# ways (XF_BUF: the receiver's buffer, 64M; the sender moves half of it at
+# a time); xfer_end checks it: every byte verified, retransmissions
+# against the fabric's drops; the JSON reports stay in $TV_DIR/NAME.*.
 XF_NAME='' XF_SIZE='' XF_LOSS='' XF_PLANES='' XF_R='' XF_S='' XF_D0=''
 xfer_drops() {
 	local p
@@ -108,14 +112,14 @@ xfer_drops() {
 
 xfer_start() {
 	local p ifs='' dst=10.88.0.2
-	XF_NAME=$1 XF_SIZE=$2 XF_LOSS=$3 XF_PLANES=$4
+	XF_NAME=$1 XF_SIZE=$2 XF_LOSS=$3 XF_PLANES=$4 XF_BUF=${XF_BUF:-64M}
 	for p in $XF_PLANES; do
 		ifs+=" -i x${p}0"
 	done
 	[ "$XF_PLANES" = e ] && dst=10.88.1.2
 	for p in v e; do set_loss "$p" "$XF_LOSS"; done
 	XF_D0=$(xfer_drops)
-	vm_start b "timeout $((600 * S)) $XROCE recv$ifs -b 64M --accept-timeout $((60000 * S)) --idle $((30000 * S)) --json"
+	vm_start b "timeout $((600 * S)) $XROCE recv$ifs -b $XF_BUF --accept-timeout $((60000 * S)) --idle $((30000 * S)) --json"
 	XF_R=$VM_ID
 	wait_listen b
 	vm_start a "timeout $((550 * S)) $XROCE send$ifs $dst -n $XF_SIZE -t $((3000 * S)) --json ${5:-}"
@@ -278,16 +282,17 @@ t_linkdown() {
 	# Long enough for the sender to give the plane's paths up (its
 	# timeouts grow with the emulator's RTT), short enough to end well
 	# before the transfer does.
-	local p0=0 p1 p2 down=15
+	local p0=0 p1 p2 down=15 base
+	base=$(rx_packets b xe0)
 	xfer_start linkdown "$1" 0 "v e"
 	# Well into the transfer: the receiver's xe0 has carried some of it.
 	for _ in $(seq 1 $((60 * S))); do
-		p0=$(vmx b "cat /sys/class/net/xe0/statistics/rx_packets")
+		p0=$(($(rx_packets b xe0) - base))
 		[ "$p0" -gt 2000 ] && break
 		sleep 1
 	done
 	vmx b "ip link set xe0 down" >/dev/null
-	say "b: xe0 down after $p0 packets on it; up again in ${down}s"
+	say "b: xe0 down after $p0 packets of the transfer on it; up again in ${down}s"
 	sleep "$down"
 	p1=$(vmx b "ip link set xe0 up && cat /sys/class/net/xe0/statistics/rx_packets")
 	[ -e "$TV_SHARE/a/out/$XF_S.rc" ] && fail "the transfer ended while xe0 was down: $(cat "$(vm_err a "$XF_S")")"
@@ -311,9 +316,11 @@ t_mtu() {
 	local total quarter vm
 	total=$(numfmt --from=iec "$1")
 	quarter=$((total / 4))
-	xfer_start mtu "$1" 0 v "-v --pause-at $quarter --pause-ms $((3000 * S))"
+	# Halves of a quarter: the sender can stop after the first one.
+	XF_BUF=$((total / 2)) xfer_start mtu "$1" 0 v "-v --pause-at $quarter --pause-ms $((3000 * S))"
 	for _ in $(seq 1 $((240 * S))); do
 		grep -q "idle for" "$(vm_err a "$XF_S")" 2>/dev/null && break
+		[ -e "$TV_SHARE/a/out/$XF_S.rc" ] && break
 		sleep 0.5
 	done
 	grep -q "idle for" "$(vm_err a "$XF_S")" || fail "the sender did not pause"
@@ -337,10 +344,12 @@ EOF
 
 # detach SIZE: `xroce detach xv0` on the receiver while a transfer runs
 t_detach() {
-	local t0 t1 es er
+	local t0 t1 es er base
+	base=$(rx_packets b xv0)
 	xfer_start detach "$1" 0 v
+	# Data flowing: the receiver's xv0 has seen some of the transfer.
 	for _ in $(seq 1 $((60 * S))); do
-		[ "$(vmx b "cat /sys/class/net/xv0/statistics/rx_packets")" -gt 2000 ] && break
+		[ $(($(rx_packets b xv0) - base)) -gt 2000 ] && break
 		sleep 1
 	done
 	t0=$(date +%s)
