@@ -28,6 +28,8 @@
 #               both sides fail within seconds, saying why
 #   veth        goodput over veth inside VM a, native and generic, for
 #               the per-driver figures (vmtest/twovm/veth_goodput.sh)
+#   engines     virtio-net with each transmit engine, interleaved, for
+#               the choice of the default
 #
 # Groups: twovm (all, 256 MiB transfers) and twovm-smoke (attach, a
 # 32 MiB write at 1% loss, linkdown, detach).  XRVM_HOLD=1 keeps the VMs
@@ -102,7 +104,7 @@ status_json() {
 # xfer_start NAME SIZE LOSS PLANES [SEND_OPTS]: start one WRITE transfer
 # from a to b over PLANES ("v", "e" or "v e") at random loss LOSS both
 # ways (XF_BUF: the receiver's buffer, 64M; the sender moves half of it at
-# a time); xfer_end checks it: every byte verified, retransmissions
+# a time; XF_ENV: variables for the sender); xfer_end checks it: every byte verified, retransmissions
 # against the fabric's drops; the JSON reports stay in $TV_DIR/NAME.*.
 XF_NAME='' XF_SIZE='' XF_LOSS='' XF_PLANES='' XF_R='' XF_S='' XF_D0=''
 xfer_drops() {
@@ -122,7 +124,7 @@ xfer_start() {
 	vm_start b "timeout $((600 * S)) $XROCE recv$ifs -b $XF_BUF --accept-timeout $((60000 * S)) --idle $((30000 * S)) --json"
 	XF_R=$VM_ID
 	wait_listen b
-	vm_start a "timeout $((550 * S)) $XROCE send$ifs $dst -n $XF_SIZE -t $((3000 * S)) --json ${5:-}"
+	vm_start a "${XF_ENV:-} timeout $((550 * S)) $XROCE send$ifs $dst -n $XF_SIZE -t $((3000 * S)) --json ${5:-}"
 	XF_S=$VM_ID
 }
 
@@ -367,6 +369,20 @@ t_detach() {
 	pass "detach under a live connection: both sides failed within $((t1 - t0))s: receiver '$(grep -m1 detached <<<"$er" | sed 's/^xroce: //')', sender '$(grep -m1 closed <<<"$es" | sed 's/^xroce: //')'"
 }
 
+# engines SIZE: the two transmit engines on virtio-net, interleaved twice
+# (a measurement for docs/PERFORMANCE.md: the default must be the faster)
+t_engines() {
+	local eng r
+	for r in 1 2; do
+		for eng in af_xdp test_run; do
+			XF_ENV="XROCE_TX_ENGINE=$eng" xfer_start "engine-$eng-$r" "$1" 0 v
+			xfer_end
+			echo "engine virtio_net $eng $(goodput "$TV_DIR/engine-$eng-$r.send.json")" >>"$PERF"
+		done
+	done
+	pass "virtio-net, $1 per engine, twice: $(grep '^engine' "$PERF" | awk '{g[$3] = g[$3] " " $4} END {for (e in g) printf "%s:%s Gbit/s  ", e, g[e]}')"
+}
+
 # veth SIZE: goodput over veth inside VM a, native and generic, at 0 and
 # 1% loss, beside the NICs' figures under the same emulated CPUs
 t_veth() {
@@ -425,7 +441,8 @@ for g in "$@"; do
 		run_case linkdown t_linkdown 64M
 		run_case mtu t_mtu 32M
 		run_case detach t_detach 64M
-		run_case veth t_veth 64M ;;
+		run_case veth t_veth 64M
+		run_case engines t_engines 32M ;;
 	*)
 		say "unknown group $g"
 		FAILED=$((FAILED + 1)) ;;
