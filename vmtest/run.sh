@@ -15,6 +15,8 @@
 #                 with a multiqueue virtio-net (native XDP) and an e1000e
 #                 (generic XDP): vmtest/twovm/test_twovm.sh, the full set
 #   twovm-smoke   its short subset (what CI runs)
+#   twovm-drivers 32 MiB at 0% and 1% loss over each NIC, and the MTU case
+#                 (the per-driver figures of docs/PERFORMANCE.md)
 #   The twovm groups run on their own (not mixed with the one-VM groups).
 #
 # Options:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_twovm.sh: xroce on real NIC drivers across two VMs (vmtest/run.sh
-# twovm | twovm-smoke; it runs here, on the host, and drives the VMs
+# twovm | twovm-smoke | twovm-drivers; it runs here, on the host, and drives the VMs
 # through vmtest/twovm/vmexec.sh).  Each VM has
 #   xv0  virtio-net, TV_QUEUES queue pairs, native XDP   10.88.0.{1,2}/24
 #   xe0  e1000e, one queue, generic XDP                  10.88.1.{1,2}/24
@@ -31,8 +31,9 @@
 #   engines     virtio-net with each transmit engine, interleaved, for
 #               the choice of the default
 #
-# Groups: twovm (all, 256 MiB transfers) and twovm-smoke (attach, a
-# 32 MiB write at 1% loss, linkdown, detach).  XRVM_HOLD=1 keeps the VMs
+# Groups: twovm (all, 256 MiB transfers), twovm-smoke (attach, a
+# 32 MiB write at 1% loss, linkdown, detach) and twovm-drivers (attach,
+# 32 MiB writes at 0% and 1% over each NIC, mtu: the per-driver figures).  XRVM_HOLD=1 keeps the VMs
 # up afterwards for a look by hand.  Prints XRVM-TEST lines and
 # XRVM-EXIT like vmtest/guest.sh.  Environment (vmtest/twovm/boot.sh):
 # TV_ROOT (the tree; boot.sh runs a copy of this script) TV_SHARE TV_SCALE
@@ -426,6 +427,12 @@ for vm in a b; do
 done
 for g in "$@"; do
 	case $g in
+	twovm-drivers)
+		run_case setup t_setup
+		run_case attach t_attach
+		run_case write t_write 32M "0 0.01"
+		run_case e1000e t_e1000e 32M "0 0.01"
+		run_case mtu t_mtu 32M ;;
 	twovm-smoke)
 		run_case setup t_setup
 		run_case attach t_attach
