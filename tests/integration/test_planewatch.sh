@@ -12,6 +12,7 @@
 #     the sender within seconds with "the peer closed the connection"
 # vmtest/twovm/test_twovm.sh runs the same on virtio-net.
 # Usage: tests/integration/test_planewatch.sh   (root)
+# shellcheck disable=SC2154 # FAB_* come from the topology's env file
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=tests/lib/netns.sh

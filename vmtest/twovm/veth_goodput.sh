@@ -9,6 +9,7 @@
 #   native   tests/fabric/fabric.sh pair: the switch is an XDP wire
 #   generic  fabric.sh incast 1 (one sender): a routed switch, because a
 #            redirected frame only reaches a veth with native XDP
+# shellcheck disable=SC2154 # FAB_* come from the topology's env file
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=tests/lib/netns.sh
