@@ -169,6 +169,14 @@ struct {
 	__type(value, __u64);
 } xr_stats SEC(".maps");
 
+/* Per-interface flags (abi.h: XR_IF_*), set by `xroce attach`. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XR_MAX_IFS);
+	__type(key, __u32);
+	__type(value, __u32);
+} xr_ifs SEC(".maps");
+
 /* Steps that use the maps above. */
 #include "lib/stats.h"
 #include "lib/auth.h"
@@ -262,6 +270,24 @@ __noinline int xr_csum_ok_global(struct xdp_md *ctx, __u32 udp_len)
 	return xr_udp_csum_ok(&h, end, (__u16)udp_len);
 }
 
+/* 1 if the datagram arrived partially checksummed on an interface where
+ * the kernel hands XDP such frames (abi.h: xr_ifs, XR_IF_CSUM_PARTIAL). */
+__noinline int xr_csum_partial_global(struct xdp_md *ctx, __u32 udp_len)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	__u32 ifindex = ctx->ingress_ifindex;
+	struct xr_hdrs h;
+	__u32 *flags;
+
+	flags = bpf_map_lookup_elem(&xr_ifs, &ifindex);
+	if (!flags || !(*flags & XR_IF_CSUM_PARTIAL))
+		return 0;
+	if (xr_parse(data, end, &h) != XR_PARSE_OK || !h.udp || udp_len > 0xffff)
+		return 0;
+	return xr_udp_csum_is_partial(&h, end, (__u16)udp_len);
+}
+
 /* ---- steps every packet type takes ------------------------------------ */
 
 /* Length of the UDP datagram, if it fits in the frame and holds at least
@@ -297,13 +323,18 @@ XR_INLINE __u32 xr_rx_len(struct xdp_md *ctx, const struct xr_hdrs *h,
 }
 
 /* Is the datagram's UDP checksum right, in the linear part or across the
- * fragments of a multi-buffer frame? */
+ * fragments of a multi-buffer frame?  Or, on an interface flagged for it,
+ * is the datagram partially checksummed (counted)? */
 XR_INLINE int xr_csum_ok(struct xdp_md *ctx, __u32 udp_len)
 {
 	int ok = xr_csum_ok_global(ctx, udp_len);
 
 	if (ok < 0)
 		ok = xr_csum_ok_frags_global(ctx, udp_len);
+	if (!ok && xr_csum_partial_global(ctx, udp_len)) {
+		xr_count(XR_STAT_RX_CSUM_PARTIAL);
+		ok = 1;
+	}
 	return ok;
 }
 

@@ -17,7 +17,7 @@ _xroce_opts() {
 	detach) echo "-f --force -h --help" ;;
 	status) echo "-j --json -h --help" ;;
 	stats) echo "-i --interval -n --count -j --json -h --help" ;;
-	send) echo "$common -n --bytes -f --file -w --wr --seed" ;;
+	send) echo "$common -n --bytes -f --file -w --wr --seed --pause-at --pause-ms" ;;
 	recv) echo "$common -b --buf -o --output --idle --accept-timeout" ;;
 	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --once --interval-ms --wait --no-redundant --key --from --tx-engine -j --json -v --verbose -h --help" ;;
 	run) echo "-D --devices -m --mem-size -P --paths -k --key -v --verbose -L --print-libdir -h --help" ;;
@@ -29,7 +29,7 @@ _xroce_valued() {
 	case $1 in
 	attach) echo "-m --mode -p --port -c --max-conns --rate-capacity --active-window" ;;
 	stats) echo "-i --interval -n --count" ;;
-	send) echo "$common -n --bytes -f --file -w --wr --seed" ;;
+	send) echo "$common -n --bytes -f --file -w --wr --seed --pause-at --pause-ms" ;;
 	recv) echo "$common -b --buf -o --output --idle --accept-timeout" ;;
 	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --interval-ms --key --from --tx-engine" ;;
 	run) echo "-D --devices -m --mem-size -P --paths -k --key" ;;

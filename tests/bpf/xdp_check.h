@@ -339,6 +339,15 @@ static void run_step(struct env *e, const struct step *st, int idx)
 		usleep(3000);
 		return;
 	}
+	if (st->kind == K_IFSET) {
+		uint32_t lo = 1;
+
+		if (st->ifflags ?
+		    bpf_map_update_elem(e->w->ifs, &lo, &st->ifflags, BPF_ANY) :
+		    bpf_map_delete_elem(e->w->ifs, &lo) && errno != ENOENT)
+			ERR(e, "cannot set xr_ifs: %s", strerror(errno));
+		return;
+	}
 	if (st->kind == K_FILL) {
 		static const struct step filler = { "filler", .kind = K_ACK,
 						    .a = { .cack = 1 } };

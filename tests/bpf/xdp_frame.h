@@ -210,6 +210,10 @@ static size_t build(struct env *e, const struct step *st, int idx, int r,
 		f[l4 + 6] ^= 0x01;
 	else if (st->csum == CS_ZERO)
 		fr_put16(f + l4 + 6, 0);
+	else if (st->csum == CS_PARTIAL)
+		fr_put16(f + l4 + 6, fr_pseudo(e->v6, fr_saddr(f, e->v6),
+					       fr_daddr(f, e->v6), 17,
+					       fr_get16(f + l4 + 4)));
 	if (st->udp_len_delta)
 		fr_put16(f + l4 + 4,
 			 (uint16_t)(fr_get16(f + l4 + 4) + st->udp_len_delta));

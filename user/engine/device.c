@@ -179,6 +179,7 @@ static int device_start(struct xroce_device *dev,
 		rc = xr_plane_start(dev, i, eng);
 	if (rc)
 		return rc;
+	xr_telem_planes(dev);
 	rc = xr_events_attach(dev);
 	if (rc)
 		return xr_fail(&dev->log, rc, "cannot map the event ring: %s",

@@ -56,6 +56,10 @@ struct xr_plane {
 	uint32_t free_frames[XR_TX_FRAMES];
 	uint32_t nfree;
 	bool need_kick;
+	/* planewatch.c: the XDP program attached when last looked (xroce's,
+	 * or a dispatcher holding it); lost: xroce is no longer there. */
+	uint32_t watch_attached;
+	bool lost;
 	/* Last next-hop resolution (connections to one peer share it). */
 	uint8_t nh_peer[16];
 	uint64_t nh_time_ns;
@@ -134,6 +138,7 @@ struct xroce_device {
 	uint64_t seen_ns;
 	uint64_t timer_hold_ns;
 	uint64_t ctrl_next_ns;             /* next look at the control socket */
+	uint64_t watch_next_ns;            /* next xr_planes_watch */
 	uint64_t telem_next_ns;            /* next telemetry update */
 	/* Scratch for ACK processing (large, so not on the stack). */
 	struct xr_ack_result res;

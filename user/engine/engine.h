@@ -21,6 +21,7 @@
  *   paths      a connection's paths, set up from the peer's addresses
  *   sender     cutting work into packets, transmission, probes
  *   keepalive  probes of idle connections, failure of silent ones
+ *   planewatch a plane losing xroce's program, an MTU going down
  *   acks       ACK/NAK records, timers, congestion events
  *   complete   send completions in stream order
  *   events     the event ring's records, dispatched

@@ -19,6 +19,7 @@
 #include "ctrl.h"
 #include "events.h"
 #include "plane.h"
+#include "planewatch.h"
 #include "engine.h"
 #include "progress.h"
 #include "qp.h"
@@ -27,6 +28,7 @@
 
 #define XR_CTRL_POLL_NS 2000000ull /* control socket check while busy */
 #define XR_TELEM_PERIOD_NS 10000000ull /* telemetry update (p99s cost) */
+#define XR_WATCH_PERIOD_NS 100000000ull /* planes: attachment and MTU */
 /* An application that computes between calls (filling its next buffer,
  * say) leaves the network unwatched.  A retransmission deadline that passed
  * meanwhile proves nothing: on a busy host the ACKs may not have been
@@ -126,6 +128,10 @@ uint64_t xr_progress(struct xroce_device *dev)
 	if (dev->now_ns >= dev->ctrl_next_ns) {
 		xr_ctrl_service(dev);
 		dev->ctrl_next_ns = dev->now_ns + XR_CTRL_POLL_NS;
+	}
+	if (dev->now_ns >= dev->watch_next_ns) {
+		xr_planes_watch(dev);
+		dev->watch_next_ns = dev->now_ns + XR_WATCH_PERIOD_NS;
 	}
 	if (dev->now_ns >= dev->telem_next_ns) {
 		for (qp = dev->qps; qp; qp = qp->next)

@@ -141,6 +141,7 @@ struct xroce_qp {
 	uint32_t timeout_ms;
 	uint32_t max_inflight;             /* packets */
 	uint32_t mtu;                      /* IP MTU in use */
+	uint32_t mtu_want;                 /* a lower one to take once idle */
 	uint32_t seg_max;                  /* payload bytes per packet */
 	int family;
 	uint16_t data_port;
