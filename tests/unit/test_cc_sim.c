@@ -296,13 +296,17 @@ static void sender_run(int ci)
 		if (!next_csn(c, &csn))
 			break;
 		assert_int_equal(xr_txpath_send(&c->tp[p], csn, PKT_BYTES, S.now, &psn), 0);
-		xr_cc_on_send(&c->cc, p, S.now);
 		memset(&e, 0, sizeof(e));
+		/* the library's ack requests (docs/PROTOCOL.md 7.3): every other
+		 * PSN, little in flight, or the end of a burst (asked before
+		 * the packet is charged to the pacer, as the library does) */
+		e.pkt.ar = (psn & 1) || xr_txpath_inflight(&c->tp[p]) <= 2 ||
+			   xr_cc_burst_room(&c->cc, S.now) <= (uint32_t)c->npaths;
+		xr_cc_on_send(&c->cc, p, S.now);
 		e.pkt.psn = psn;
 		e.pkt.base = xr_txpath_base(&c->tp[p]);
 		e.pkt.csn = csn;
 		e.pkt.ts = (uint32_t)S.now;
-		e.pkt.ar = (psn & 1) || xr_txpath_inflight(&c->tp[p]) <= 2;
 		if (!c->blackhole[p]) {
 			uint64_t ta = S.now + c->d_fwd[p] + rnd() % JITTER_NS;
 
