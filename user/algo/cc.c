@@ -121,9 +121,10 @@
 #define OWN_CONGESTION_MARGIN 0.05 /* path alpha > 2 conn alpha + this: the
 				    * path's own route is congested */
 /* Congestion loss (docs/PROTOCOL.md 13.1): the mid RTT follows the windows'
- * minimum over ~64 windows (several sawtooth cycles of a loss-based flow);
- * the counts halve past LOSSQ_SPAN packets, and a verdict needs
- * LOSSQ_MIN_LO packets seen with the queue low. */
+ * minimum over ~64 observation windows, slower than a loss-based flow's
+ * sawtooth rises (so an overflow at its top is above it, the RTTs after its
+ * fall below); the counts halve past LOSSQ_SPAN packets, and a verdict
+ * needs LOSSQ_MIN_LO packets seen with the queue low. */
 #define LOSSQ_MID_SHIFT 6
 #define LOSSQ_SPAN 16384.0
 #define LOSSQ_MIN_LO 256.0
