@@ -2,7 +2,7 @@
 /*
  * Congestion control, path state and path selection of one connection: a
  * pure state machine (no I/O, no allocation, the clock passed in).  The
- * algorithm and its constants are described at the top of cc.c.
+ * algorithm and its constants are described in docs/PROTOCOL.md 13.
  *
  * Windows are in packets (doubles, so that additive increase can add
  * fractions): every data packet is about one MTU, the per-path bound of 256
@@ -73,7 +73,8 @@ struct xr_cc_cfg {
 	double dctcp_g;             /* EWMA gain of the marked fraction */
 	uint32_t ecn_dctcp;         /* 1: cut alpha / 2 per marked RTT (DCTCP);
 				     * 0: the expected decrease of a classic
-				     * flow with this window (see cc.c) */
+				     * flow with this window (docs/PROTOCOL.md
+				     * 13.1) */
 	uint32_t compete_windows;   /* standing-queue windows -> compete mode;
 				     * 0 = never */
 	double delay_beta;          /* delay cut: 1 - beta * (rtt - target) / rtt */
