@@ -156,6 +156,12 @@ xr_cleanup_push "rm -rf '$TMP'"
 [ -n "$OUT" ] || OUT=$TMP/out
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
+# build/'s binaries copied, so that a rebuild during the run cannot swap
+# them halfway
+if [ "$XROCE" = "$XR_ROOT/build/xroce" ] && [ "$XRFABRIC" = "$XR_ROOT/build/xrfabric" ]; then
+	xr_private_bins
+	export XRFABRIC
+fi
 CPID=
 SPID=
 stop_collector() {
@@ -195,7 +201,7 @@ router_up() {
 }
 
 fabric_up() {
-	xr_fab_up incast 2 --rate "${RATES%% *}mbit" --burst "$BURST"
+	PFX=${PFX}f xr_fab_up incast 2 --rate "${RATES%% *}mbit" --burst "$BURST"
 	# shellcheck disable=SC2154 # FAB_* come from the env file
 	F_XNS=$FAB_h0_NS F_TNS=$FAB_h1_NS F_RNS=$FAB_r_NS F_DST=$FAB_r_IP4_0
 	F_SW=${FAB_BOTTLENECK%%:*} F_BN=${FAB_BOTTLENECK#*:}
@@ -286,17 +292,16 @@ one_run() {
 		NRUN=$((NRUN + 1))
 		dir=$OUT/runs/$(printf '%03d' "$NRUN")-$queue-$rate-n$n-$order-$cc-l$loss-$label
 		mkdir -p "$dir"
-		python3 - "$dir/cfg.json" <<-EOF
-			import json, sys
-			json.dump(dict(label="$label", rep=$rep, queue="$queue", fabric="$topo" == "fabric",
-			               n=$n, order="$order", cc="$cc", loss=$loss, secs=$secs, lead_s=$lead,
-			               xr_secs=$secs + ($lead if "$order" == "xroce" else 0),
-			               tcp_secs=$secs + ($lead if "$order" == "tcp" else 0),
-			               rate=$rate, queue_ms=$QUEUE_MS, size=65536, max_inflight=$maxinf,
-			               sample_s=$SAMPLE_MS / 1000, xroce="$bin", xrfabric="$XRFABRIC",
-			               xr_ns="$xns", tcp_ns="$tns", sw_ns="$sw", bn_port="$bn", dst_ip="$dst"),
-			          open(sys.argv[1], 'w'))
-		EOF
+		printf '{"label": "%s", "rep": %d, "queue": "%s", "fabric": %s, "n": %d, "order": "%s", '\
+'"cc": "%s", "loss": %s, "secs": %d, "lead_s": %d, "xr_secs": %d, "tcp_secs": %d, "rate": %d, '\
+'"queue_ms": %s, "size": 65536, "max_inflight": %d, "sample_s": %s, "xroce": "%s", '\
+'"xrfabric": "%s", "xr_ns": "%s", "tcp_ns": "%s", "sw_ns": "%s", "bn_port": "%s", "dst_ip": "%s"}\n' \
+			"$label" "$rep" "$queue" "$([ "$topo" = fabric ] && echo true || echo false)" "$n" \
+			"$order" "$cc" "$loss" "$secs" "$lead" \
+			"$((secs + $([ "$order" = xroce ] && echo "$lead" || echo 0)))" \
+			"$((secs + $([ "$order" = tcp ] && echo "$lead" || echo 0)))" "$rate" "$QUEUE_MS" \
+			"$maxinf" "$(awk -v m="$SAMPLE_MS" 'BEGIN { print m / 1000 }')" "$bin" "$XRFABRIC" \
+			"$xns" "$tns" "$sw" "$bn" "$dst" >"$dir/cfg.json"
 		python3 "$XR_BENCHPY/coexist_run.py" --cfg "$dir/cfg.json" --dir "$dir" &
 		CPID=$!
 		wait "$CPID" || xr_log "run $dir: collector failed"
