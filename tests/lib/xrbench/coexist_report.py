@@ -183,10 +183,10 @@ def compare_table(rows):
             keys.append(k)
     hdr = ['bottleneck', 'TCP flows']
     for l in labels:
-        hdr += ['xroce Mb/s [%s]' % l, 'TCP Mb/s [%s]' % l, 'xroce / fair [%s]' % l]
+        hdr += ['xroce Mb/s [%s]' % l, 'TCP Mb/s [%s]' % l, 'link used [%s]' % l, 'xroce / fair [%s]' % l]
     md = ['| ' + ' | '.join(hdr) + ' |', '|' + '|'.join([':---', ':---'] + ['---:'] * (len(hdr) - 2)) + '|']
     term = ['%-58s %-8s' % ('bottleneck', 'TCP') + ''.join(
-        '  %27s' % ('[%s] xroce / TCP Mb/s, x/fair' % l) for l in labels)]
+        '  %33s' % ('[%s] xroce / TCP Mb/s, used, x/fair' % l) for l in labels)]
     for k in keys:
         rs = [r for r in rows if (r['queue'], r['rate'], r['loss'], r['n'], r['cc']) == k]
         cells = [where(rs[0]), '%d %s' % (k[3], k[4])]
@@ -195,11 +195,13 @@ def compare_table(rows):
             s = [r for r in rs if r['label'] == l and 'ratio' in r]
             x, t, f = (med([r['xroce_mbps'] for r in s]), med([r['tcp_mbps'] for r in s]),
                        med([r['ratio'] for r in s]))
+            u = med([r['util'] for r in s])
             inside = f is not None and LO <= f <= HI
-            cells += [fmt(x, '%.0f'), fmt(t, '%.0f'),
+            cells += [fmt(x, '%.0f'), fmt(t, '%.0f'), fmt(None if u is None else 100 * u, '%.0f%%'),
                       (('**%s**' if inside else '%s') % fmt(f, '%.2f')) + (' (%d runs)' % len(s) if len(s) > 1 else '')]
-            tl += '  %6s / %6s Mb/s, %5s%s' % (fmt(x, '%.0f'), fmt(t, '%.0f'), fmt(f, '%.2f'),
-                                               ' ' if inside or f is None else '!')
+            tl += '  %6s / %6s Mb/s, %4s, %5s%s' % (fmt(x, '%.0f'), fmt(t, '%.0f'),
+                                                     fmt(None if u is None else 100 * u, '%.0f%%'),
+                                                     fmt(f, '%.2f'), ' ' if inside or f is None else '!')
         md.append('| ' + ' | '.join(cells) + ' |')
         term.append(tl)
     return md + [''], term
@@ -274,9 +276,11 @@ def tables(rows, secs, queue_ms):
         m, t = compare_table(co)
         md += ['**xroce beside TCP**, one bottleneck (tbf, queue %s ms of its rate). "xroce / fair" is '
                'xroce\'s bytes x (N + 1) over all flows\' bytes during the %s s both ran: 1.0 is an exact '
-               'fair share of what the link carried (target %.1f-%.1f, in bold when met). "new": this '
-               'build; "base": the --compare build (when run), each run beside the other. Medians over '
-               'repeats and both starting orders:' % (queue_ms, secs, LO, HI), ''] + m
+               'fair share of what the link carried (target %.1f-%.1f, in bold when met); "link used": both '
+               'flows\' goodput over the tbf rate (payload can reach ~93%%; well below that, the hosts\' CPUs, '
+               'not the bottleneck, limited the flows, and the shares say little about the queue). "new": this build; "base": '
+               'the --compare build (when run), each run beside the other. Medians over repeats and both '
+               'starting orders:' % (queue_ms, secs, LO, HI), ''] + m
         term += ['xroce beside TCP (medians; x/fair target %.1f-%.1f, "!" outside):' % (LO, HI)] + t + ['']
         m, t = runs_table(co)
         md += ['Every run ("least TCP flow / fair": the TCP flow that got least, over its fair share):', ''] + m
