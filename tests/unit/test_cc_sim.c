@@ -1121,6 +1121,8 @@ struct coex_cfg {
 	uint64_t lead_ns; /* the later start, after the first */
 	uint64_t end_ns;
 	uint64_t meas_ns; /* goodput counted over the last meas_ns (0: half) */
+	bool delay_only;  /* the controller before issue 19: no compete mode,
+			   * no congestion loss, DCTCP's mark response */
 };
 
 static struct coex run_coexist(const char *name, const struct coex_cfg *k)
@@ -1133,6 +1135,15 @@ static struct coex run_coexist(const char *name, const struct coex_cfg *k)
 	for (i = 0; i < k->ntcp; i++)
 		ts[i] = (k->tcp_first ? 0 : k->lead_ns) + (uint64_t)i * MS;
 	sim_init(1, np, st, false, 0);
+	if (k->delay_only) {
+		struct xr_cc_cfg cfg;
+
+		xr_cc_cfg_default(&cfg);
+		cfg.compete_windows = 0;
+		cfg.cong_loss_beta = 0;
+		cfg.ecn_dctcp = 1;
+		assert_int_equal(xr_cc_init(&S.c[0].cc, (uint32_t)np[0], &cfg, 0), 0);
+	}
 	S.loss_in_ppm = k->loss_ppm;
 	S.link_mbps = k->link_mbps;
 	S.qcap = k->qcap;
@@ -1214,6 +1225,24 @@ static void test_coexist_droptail(void **state)
 	coexist_set("drop-tail 200 pkts", &k, 0.7, 1.5, 0.5);
 }
 
+/* The same queue, side by side: the controller with its rules against
+ * loss-based flows, and with them off (delay and marks only, as before
+ * issue 19), which gives the share away. */
+static void test_coexist_baseline(void **state)
+{
+	struct coex_cfg k = { .ntcp = 1, .link_mbps = 1000, .qcap = 200,
+			      .lead_ns = 100 * MS, .end_ns = 6000 * MS,
+			      .meas_ns = 4000 * MS };
+	struct coex now, before;
+
+	(void)state;
+	now = run_coexist("drop-tail 200 pkts, 1 TCP, this controller", &k);
+	k.delay_only = true;
+	before = run_coexist("drop-tail 200 pkts, 1 TCP, delay and marks only", &k);
+	assert_true(now.ratio >= 0.7);
+	assert_true(now.ratio > before.ratio + 0.2);
+}
+
 /* A queue marking above 20 packets, shared with classic ECN CUBIC. */
 static void test_coexist_ecn(void **state)
 {
@@ -1284,6 +1313,7 @@ int main(void)
 		cmocka_unit_test(test_random_loss_goodput),
 		cmocka_unit_test(test_blackhole),
 		cmocka_unit_test(test_coexist_droptail),
+		cmocka_unit_test(test_coexist_baseline),
 		cmocka_unit_test(test_coexist_ecn),
 		cmocka_unit_test(test_bottleneck_random_loss),
 		cmocka_unit_test(test_coexist_random_loss),
