@@ -733,43 +733,37 @@ static void dec_inflight(struct xr_cc *cc, struct xr_cc_path *p, uint32_t n)
 	cc->conn.inflight -= d < cc->conn.inflight ? d : cc->conn.inflight;
 }
 
-void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
-		  const struct xr_ack_result *r, const struct xr_txpath *tp,
-		  uint64_t now)
+/* RTT of an ACK: the path's estimates, the connection's srtt, both
+ * observation windows' minimum, a drain probe's sample. */
+static void ack_rtt(struct xr_cc *cc, struct xr_cc_path *p,
+		    const struct xr_ack_result *r, const struct xr_txpath *tp,
+		    uint64_t now)
 {
-	const struct xr_cc_cfg *cfg = &cc->cfg;
-	struct xr_cc_ctl *c = &cc->conn, *k;
-	struct xr_cc_path *p;
-	uint32_t drx, dce, hint_before;
-	bool marked, closs;
-	uint64_t wmin, target;
-	double f;
+	struct xr_cc_ctl *c = &cc->conn, *k = &p->ctl;
 
-	if (!valid_path(cc, path) || r->bad)
-		return;
-	p = &cc->path[path];
-	k = &p->ctl;
-	dec_inflight(cc, p, r->acked_inflight + r->nlost);
-
-	/* RTT */
 	p->srtt_ns = xr_rtt_srtt(&tp->rtt);
 	p->rttvar_ns = xr_rtt_var(&tp->rtt);
 	p->min_rtt_ns = xr_rtt_min(&tp->rtt);
-	if (r->rtt_ns) {
-		cc->srtt_ns = cc->srtt_ns ? cc->srtt_ns - cc->srtt_ns / 8 +
-						    r->rtt_ns / 8
-					  : r->rtt_ns;
-		if (r->rtt_ns < k->win_min_rtt_ns)
-			k->win_min_rtt_ns = r->rtt_ns;
-		if (r->rtt_ns < c->win_min_rtt_ns)
-			c->win_min_rtt_ns = r->rtt_ns;
-		drain_sample(cc, r->rtt_ns, now);
-	}
-	closs = lossq_update(cc, p, r);
+	if (!r->rtt_ns)
+		return;
+	cc->srtt_ns = cc->srtt_ns ? cc->srtt_ns - cc->srtt_ns / 8 + r->rtt_ns / 8
+				  : r->rtt_ns;
+	if (r->rtt_ns < k->win_min_rtt_ns)
+		k->win_min_rtt_ns = r->rtt_ns;
+	if (r->rtt_ns < c->win_min_rtt_ns)
+		c->win_min_rtt_ns = r->rtt_ns;
+	drain_sample(cc, r->rtt_ns, now);
+}
 
-	/* ECN */
+/* ECN of an ACK: the receiver's counter deltas into both observation
+ * windows and the path's totals; whether it carries a mark. */
+static bool ack_ecn(struct xr_cc *cc, struct xr_cc_path *p,
+		    const struct xr_ack_view *a, const struct xr_ack_result *r)
+{
+	struct xr_cc_ctl *c = &cc->conn, *k = &p->ctl;
+	uint32_t drx, dce;
+
 	counter_deltas(p, a, &drx, &dce);
-	marked = dce > 0 || r->ece;
 	k->win_rx += drx;
 	k->win_ce += dce;
 	k->win_acks++;
@@ -780,14 +774,20 @@ void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
 	c->win_ece += r->ece;
 	p->rx_total += drx;
 	p->ce_total += dce;
+	return dce > 0 || r->ece;
+}
 
-	/* Rate hint: the latest, from ACKs that are not stale. */
-	hint_before = cc->hint_mbps;
-	if (!r->stale)
-		cc->hint_mbps = a->rate_hint;
+/* Decreases of an ACK (docs/PROTOCOL.md 13.1): a mark, a congestion loss,
+ * the end of slow start on any loss, loss_beta.  The connection first, so
+ * the path's floor is its share of the new connection window. */
+static void ack_decrease(struct xr_cc *cc, struct xr_cc_path *p, bool marked,
+			 bool closs, const struct xr_ack_result *r, uint64_t now)
+{
+	const struct xr_cc_cfg *cfg = &cc->cfg;
+	struct xr_cc_ctl *c = &cc->conn, *k = &p->ctl;
+	uint32_t i;
+	double f;
 
-	/* Decreases: the connection first, so the path's floor is its share
-	 * of the new connection window. */
 	if (marked) {
 		p->marks++;
 		congested(cc, p, now);
@@ -811,31 +811,38 @@ void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
 		ctl_cut(k, k->cwnd, 1 - cfg->cong_loss_beta, path_floor(cc, p),
 			p->srtt_ns, now, &k->cuts_loss);
 	}
+	if (!r->nlost)
+		return;
 	/* Any loss ends slow start (without a cut): doubling on into a queue
 	 * that overflows costs a window of drops before the verdict on
 	 * losses has evidence; random loss only slows the ramp to additive
 	 * increase.  The overshoot's losses, on every path, are congestion
 	 * for path state too. */
-	if (r->nlost) {
-		uint32_t i;
-
-		if (c->cwnd < c->ssthresh) {
-			c->ssthresh = c->cwnd;
-			for (i = 0; i < cc->npaths; i++)
-				cc->path[i].last_signal_ns = now;
-			cc->last_cong_ns = now;
-		}
-		if (k->cwnd < k->ssthresh)
-			k->ssthresh = k->cwnd;
+	if (c->cwnd < c->ssthresh) {
+		c->ssthresh = c->cwnd;
+		for (i = 0; i < cc->npaths; i++)
+			cc->path[i].last_signal_ns = now;
+		cc->last_cong_ns = now;
 	}
-	if (r->nlost && cfg->loss_beta > 0) {
+	if (k->cwnd < k->ssthresh)
+		k->ssthresh = k->cwnd;
+	if (cfg->loss_beta > 0) {
 		ctl_cut(c, xr_cc_conn_window(cc), 1 - cfg->loss_beta,
 			cfg->conn_min_cwnd, cc->srtt_ns, now, &c->cuts_loss);
 		ctl_cut(k, k->cwnd, 1 - cfg->loss_beta, path_floor(cc, p),
 			p->srtt_ns, now, &k->cuts_loss);
 	}
+}
 
-	/* Observation windows: alpha, and the delay signal. */
+/* Ends of observation windows: alpha, the delay signal (not in compete
+ * mode), the standing-queue test and the mid RTT. */
+static void ack_windows(struct xr_cc *cc, struct xr_cc_path *p, uint64_t now)
+{
+	const struct xr_cc_cfg *cfg = &cc->cfg;
+	struct xr_cc_ctl *c = &cc->conn, *k = &p->ctl;
+	uint64_t wmin, target;
+	double f;
+
 	if (ctl_window_end(c, cfg->dctcp_g, cc->srtt_ns, now, &wmin)) {
 		target = delay_target(cc, conn_min_rtt(cc));
 		f = cc->compete ? 1 : delay_factor(cc, wmin, target);
@@ -854,6 +861,35 @@ void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
 				now, &k->cuts_delay);
 		}
 	}
+}
+
+void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
+		  const struct xr_ack_result *r, const struct xr_txpath *tp,
+		  uint64_t now)
+{
+	const struct xr_cc_cfg *cfg = &cc->cfg;
+	struct xr_cc_ctl *c = &cc->conn, *k;
+	struct xr_cc_path *p;
+	uint32_t hint_before;
+	bool marked, closs;
+
+	if (!valid_path(cc, path) || r->bad)
+		return;
+	p = &cc->path[path];
+	k = &p->ctl;
+	dec_inflight(cc, p, r->acked_inflight + r->nlost);
+
+	ack_rtt(cc, p, r, tp, now);
+	closs = lossq_update(cc, p, r);
+	marked = ack_ecn(cc, p, a, r);
+
+	/* Rate hint: the latest, from ACKs that are not stale. */
+	hint_before = cc->hint_mbps;
+	if (!r->stale)
+		cc->hint_mbps = a->rate_hint;
+
+	ack_decrease(cc, p, marked, closs, r, now);
+	ack_windows(cc, p, now);
 
 	/* Increase, on ACKs without marks. */
 	if (!marked && !closs)
