@@ -29,6 +29,17 @@ static uint64_t deadline_of(int timeout_ms)
  * may read the socket first (it queues requests and keeps answers for us),
  * so with one the wait is cut into short steps.  It also returns when an
  * answer or (for_request) a connection request is waiting. */
+/* A request the blocking accept may take is queued. */
+static bool have_request(const struct xroce_device *dev)
+{
+	uint32_t i;
+
+	for (i = 0; i < dev->npending; i++)
+		if (!dev->pending[i].id && dev->pending[i].port == dev->ctrl_port)
+			return true;
+	return false;
+}
+
 static int ctrl_wait(struct xroce_device *dev, uint64_t until_ns, bool for_request)
 {
 	for (;;) {
@@ -38,7 +49,7 @@ static int ctrl_wait(struct xroce_device *dev, uint64_t until_ns, bool for_reque
 		if (dev->qps && !dev->threaded)
 			xr_progress(dev);
 		now = xr_now_ns();
-		if (now >= until_ns || dev->have_answer || (for_request && dev->npending))
+		if (now >= until_ns || dev->have_answer || (for_request && have_request(dev)))
 			return 0;
 		step = dev->qps || dev->threaded ? XR_WAIT_STEP_NS : until_ns - now;
 		rc = xr_ctrl_wait(dev, now + (step < until_ns - now ? step :
@@ -48,8 +59,8 @@ static int ctrl_wait(struct xroce_device *dev, uint64_t until_ns, bool for_reque
 	}
 }
 
-static int parse_host(const char *host, uint16_t port, int *family,
-		      struct sockaddr_in6 *sa)
+int xr_ctrl_parse_host(const char *host, uint16_t port, int *family,
+		       struct sockaddr_in6 *sa)
 {
 	struct in_addr a4;
 
@@ -112,7 +123,7 @@ int xr_qp_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 	if (qp->state != XROCE_QPS_INIT)
 		return xr_fail(&dev->log, -EISCONN, "xroce_connect: qp %u is not "
 			       "new", qp->conn_id);
-	if (parse_host(host, port, &qp->family, &to))
+	if (xr_ctrl_parse_host(host, port, &qp->family, &to))
 		return xr_fail(&dev->log, -EINVAL, "xroce_connect: %s is not a "
 			       "numeric IPv4 or IPv6 address", host);
 	if (!port)
@@ -156,21 +167,32 @@ static void reject(struct xroce_device *dev, const struct xr_ctrl_msg *req,
 	xr_ctrl_send(dev, &r, from);
 }
 
-/* Take the oldest queued request into *req; false if there is none. */
+/* Take the oldest queued request for the device's own port into *req
+ * (not one xroce_get_conn_req handed out); false if there is none. */
 static bool pop_request(struct xroce_device *dev, struct xr_ctrl_req *req)
 {
-	if (!dev->npending)
-		return false;
-	*req = dev->pending[0];
-	memmove(&dev->pending[0], &dev->pending[1],
-		(dev->npending - 1) * sizeof(dev->pending[0]));
+	uint32_t i;
+
+	for (i = 0; i < dev->npending; i++) {
+		if (dev->pending[i].id || dev->pending[i].port != dev->ctrl_port)
+			continue;
+		*req = dev->pending[i];
+		xr_ctrl_req_remove(dev, i);
+		return true;
+	}
+	return false;
+}
+
+void xr_ctrl_req_remove(struct xroce_device *dev, uint32_t i)
+{
+	memmove(&dev->pending[i], &dev->pending[i + 1],
+		(dev->npending - i - 1) * sizeof(dev->pending[0]));
 	dev->npending--;
-	return true;
 }
 
 /* Connect qp as the request asks and answer it (remembered, so that a
  * resent CONNECT gets the same ACCEPT). */
-static int answer_request(struct xroce_qp *qp, const struct xr_ctrl_req *req)
+int xr_ctrl_answer_request(struct xroce_qp *qp, const struct xr_ctrl_req *req)
 {
 	struct xroce_device *dev = qp->dev;
 	const struct xr_ctrl_msg *m = (const struct xr_ctrl_msg *)req->msg;
@@ -213,7 +235,7 @@ int xr_qp_accept(struct xroce_qp *qp, int timeout_ms)
 	for (;;) {
 		xr_ctrl_drain(dev, 0, NULL);
 		if (pop_request(dev, &req))
-			return answer_request(qp, &req);
+			return xr_ctrl_answer_request(qp, &req);
 		if (timeout_ms == 0)
 			return -ETIMEDOUT; /* a poll, not a failure */
 		if (xr_now_ns() >= deadline)

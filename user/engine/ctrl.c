@@ -270,7 +270,9 @@ static int ctrl_handle(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 			dev->ctrl_dropped++;
 			return 0;
 		}
+		memset(&dev->pending[dev->npending], 0, sizeof(dev->pending[0]));
 		dev->pending[dev->npending].from = *from;
+		dev->pending[dev->npending].port = dev->ctrl_port;
 		memcpy(dev->pending[dev->npending].msg, m, sizeof(*m));
 		dev->npending++;
 		return 0;
@@ -285,6 +287,13 @@ static int ctrl_handle(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 			 * progress round: keep it for the connect. */
 			memcpy(dev->answer, m, sizeof(*m));
 			dev->have_answer = true;
+			return 0;
+		}
+		if (dev->nconnecting && dev->nstash < XR_CTRL_STASH) {
+			/* Perhaps for a connect without blocking: cm.c
+			 * matches it with its QP (or drops it). */
+			memcpy(dev->stash[dev->nstash].msg, m, sizeof(*m));
+			dev->stash[dev->nstash++].from = *from;
 			return 0;
 		}
 		return 0; /* a late answer to an earlier attempt */

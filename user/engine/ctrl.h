@@ -39,6 +39,13 @@ void xr_ctrl_service(struct xroce_device *dev);
 /* Wait (without the device lock) until the socket is readable or until_ns;
  * poll's result. */
 int xr_ctrl_wait(struct xroce_device *dev, uint64_t until_ns);
+/* connect.c: connect qp as the queued request asks and answer it with an
+ * ACCEPT (remembered for resent CONNECTs); remove queued request i. */
+int xr_ctrl_answer_request(struct xroce_qp *qp, const struct xr_ctrl_req *req);
+/* connect.c: a numeric IPv4 / IPv6 host and port as a dual-stack address. */
+int xr_ctrl_parse_host(const char *host, uint16_t port, int *family,
+		       struct sockaddr_in6 *sa);
+void xr_ctrl_req_remove(struct xroce_device *dev, uint32_t i);
 /* Tell the peer a connection is gone (resent until CLOSE_ACK, briefly). */
 void xr_ctrl_send_close(struct xroce_qp *qp);
 /* One datagram received on the control socket (len bytes from `from`, whose

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "acks.h"
+#include "cm.h"
 #include "complete.h"
 #include "ctrl.h"
 #include "events.h"
@@ -119,6 +120,8 @@ uint64_t xr_progress(struct xroce_device *dev)
 		xr_plane_reap(&dev->plane[i]);
 	if (dev->now_ns >= dev->ctrl_next_ns) {
 		xr_ctrl_service(dev);
+		if (dev->nlisten || dev->nconnecting || dev->npending)
+			xr_cm_service(dev);
 		dev->ctrl_next_ns = dev->now_ns + XR_CTRL_POLL_NS;
 	}
 	if (dev->now_ns >= dev->telem_next_ns) {

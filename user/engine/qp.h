@@ -123,6 +123,8 @@ struct xr_rdreq {
 };
 #define XR_RDQ 256
 
+struct xr_cm_conn;
+
 struct xroce_qp {
 	struct xroce_device *dev;
 	struct xroce_pd *pd;
@@ -183,6 +185,7 @@ struct xroce_qp {
 	bool complete_dirty;               /* something may have completed */
 	bool peer_closed;                  /* the peer's CLOSE arrived */
 	bool close_acked;                  /* the peer answered our CLOSE */
+	struct xr_cm_conn *cm;             /* a connect without blocking (cm.c) */
 	/* statistics */
 	struct xr_telem *telem;            /* our slot, NULL if none was free */
 	struct xroce_qp_stats st;
