@@ -37,6 +37,10 @@ LAYER_INC_algo := -Iuser/algo
 LAYER_INC_io := -Iuser/io -Iuser/algo
 LAYER_INC_engine := -Iuser/engine -Iuser/io -Iuser/algo -Iuser/util
 LAYER_INC_api := -Iuser/engine
+# The libfabric provider (build/lib/libxroce-fi.so) is a layer above the
+# public API: it sees include/ (only xroce/xroce.h) and its own folder,
+# and links libxroce.so, which exports nothing else.
+LAYER_INC_ofi := -Iuser/ofi
 # Tests and fuzzers see every layer.
 LIB_INTERNAL_CFLAGS := -Iinclude $(foreach l,$(LAYERS),-Iuser/$(l)) -Ibpf -I$(BUILD)
 XCFLAGS := $(BASE_CFLAGS) $(LIB_INTERNAL_CFLAGS)
@@ -56,6 +60,13 @@ LIB_HDRS := $(wildcard user/*/*.h) $(wildcard include/xroce/*.h include/contract
 LIB_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB_SAN_OBJS := $(patsubst user/%.c,$(BUILD)/san/%.o,$(LIB_SRCS))
 LIB_MAP := user/libxroce.map
+
+OFI_SRCS := $(wildcard user/ofi/*.c)
+OFI_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(OFI_SRCS))
+OFI_HDRS := $(wildcard user/ofi/*.h) include/xroce/xroce.h
+OFI_MAP := user/ofi/libxroce-fi.map
+# Where libfabric looks for DL providers when FI_PROVIDER_PATH is unset.
+FI_PROVIDER_DIR ?= $(shell pkg-config --variable=libdir libfabric 2>/dev/null || echo $(PREFIX)/lib)/libfabric
 
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
@@ -80,6 +91,7 @@ endif
 
 .PHONY: all clean install deps test check unit bpftest integration demo bench lint vmtest
 all: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/xroce.pc \
+	$(BUILD)/lib/libxroce-fi.so \
 	$(UNIT_BINS) $(BPFT_BINS) $(ITEST_BINS) $(EXAMPLE_BINS) \
 	$(if $(FABRIC_SRCS),$(BUILD)/xrfabric)
 
@@ -119,6 +131,25 @@ $(BUILD)/libxroce.so: $(LIB_OBJS) $(LIB_MAP)
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libxroce.so.0 -Wl,--version-script=$(LIB_MAP) \
 		-o $@ $(LIB_OBJS) $(LIBS)
+
+$(BUILD)/obj/ofi/%.o: user/ofi/%.c $(OFI_HDRS)
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) $(LAYER_INC_ofi) -c $< -o $@
+
+# The provider links libxroce.so by its soname (shared, not the archive:
+# it can then only use what libxroce exports, one libxroce serves a
+# process that also uses xroce directly, and a newer libxroce reaches it
+# without a rebuild).  RUNPATH: next to it in build/lib, then PREFIX/lib.
+$(BUILD)/lib/libxroce.so.0: $(BUILD)/libxroce.so
+	@mkdir -p $(dir $@)
+	$(Q)ln -sf ../libxroce.so $@
+
+$(BUILD)/lib/libxroce-fi.so: $(OFI_OBJS) $(OFI_MAP) $(BUILD)/lib/libxroce.so.0
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared -Wl,--version-script=$(OFI_MAP) -Wl,-z,defs \
+		-Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN:$(PREFIX)/lib' \
+		-o $@ $(OFI_OBJS) -L$(BUILD)/lib -l:libxroce.so.0 -lfabric -lpthread
 
 $(BUILD)/xroce.pc: xroce.pc.in
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
@@ -198,6 +229,8 @@ install: all
 	install -m 644 $(BUILD)/xroce.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 755 $(BUILD)/xroce $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BPF_OBJS) $(DESTDIR)$(PREFIX)/lib/xroce/
+	install -d $(DESTDIR)$(FI_PROVIDER_DIR)
+	install -m 755 $(BUILD)/lib/libxroce-fi.so $(DESTDIR)$(FI_PROVIDER_DIR)/
 
 clean:
 	rm -rf $(BUILD)
