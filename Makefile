@@ -78,6 +78,8 @@ BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
 ITEST_SRCS := $(wildcard tests/integration/itest_*.c)
 ITEST_BINS := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(ITEST_SRCS))
 FABRIC_SRCS := $(wildcard tests/fabric/*.c)
+MPICC ?= mpicc
+HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
 EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/xroce-%,$(EXAMPLE_SRCS))
 
@@ -91,7 +93,7 @@ endif
 
 .PHONY: all clean install deps test check unit bpftest integration demo bench lint vmtest
 all: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/xroce.pc \
-	$(BUILD)/lib/libxroce-fi.so \
+	$(BUILD)/lib/libxroce-fi.so $(if $(HAVE_MPICC),$(BUILD)/tests/xrmpi) \
 	$(UNIT_BINS) $(BPFT_BINS) $(ITEST_BINS) $(EXAMPLE_BINS) \
 	$(if $(FABRIC_SRCS),$(BUILD)/xrfabric)
 
@@ -185,6 +187,12 @@ $(BUILD)/tests/itest_%: tests/integration/itest_%.c $(BUILD)/libxroce-san.a $(LI
 	@mkdir -p $(dir $@)
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $< $(BUILD)/libxroce-san.a $(LIBS)
+
+# The MPI job of tests/mpi (Open MPI's mpicc, when installed).
+$(BUILD)/tests/xrmpi: tests/mpi/xrmpi.c
+	@mkdir -p $(dir $@)
+	$(call msg,MPICC,$@)
+	$(Q)$(MPICC) -O2 -g $(WARN) -std=gnu11 -o $@ $<
 
 # ---- tests ------------------------------------------------------------
 unit: $(UNIT_BINS)
