@@ -63,7 +63,7 @@ LIB_MAP := user/libxroce.map
 
 OFI_SRCS := $(wildcard user/ofi/*.c)
 OFI_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(OFI_SRCS))
-OFI_HDRS := $(wildcard user/ofi/*.h) include/xroce/xroce.h
+OFI_HDRS := $(wildcard user/ofi/*.h) include/xroce/xroce.h include/xroce/fi_xroce.h
 OFI_MAP := user/ofi/libxroce-fi.map
 # Where libfabric looks for DL providers when FI_PROVIDER_PATH is unset.
 FI_PROVIDER_DIR ?= $(shell pkg-config --variable=libdir libfabric 2>/dev/null || echo $(PREFIX)/lib)/libfabric
@@ -78,6 +78,8 @@ BPFT_BINS := $(patsubst tests/bpf/%.c,$(BUILD)/tests/%,$(BPFT_SRCS))
 ITEST_SRCS := $(wildcard tests/integration/itest_*.c)
 ITEST_BINS := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(ITEST_SRCS))
 FABRIC_SRCS := $(wildcard tests/fabric/*.c)
+OFIT_SRCS := $(wildcard tests/ofi/ofi_*.c)
+OFIT_BINS := $(patsubst tests/ofi/%.c,$(BUILD)/tests/%,$(OFIT_SRCS))
 MPICC ?= mpicc
 HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 EXAMPLE_SRCS := $(wildcard examples/*.c)
@@ -94,7 +96,7 @@ endif
 .PHONY: all clean install deps test check unit bpftest integration demo bench lint vmtest
 all: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/xroce.pc \
 	$(BUILD)/lib/libxroce-fi.so $(if $(HAVE_MPICC),$(BUILD)/tests/xrmpi) \
-	$(UNIT_BINS) $(BPFT_BINS) $(ITEST_BINS) $(EXAMPLE_BINS) \
+	$(UNIT_BINS) $(BPFT_BINS) $(ITEST_BINS) $(EXAMPLE_BINS) $(OFIT_BINS) \
 	$(if $(FABRIC_SRCS),$(BUILD)/xrfabric)
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS)
@@ -188,6 +190,13 @@ $(BUILD)/tests/itest_%: tests/integration/itest_%.c $(BUILD)/libxroce-san.a $(LI
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $< $(BUILD)/libxroce-san.a $(LIBS)
 
+# libfabric applications testing the provider (they load it like any
+# other: FI_PROVIDER_PATH).
+$(BUILD)/tests/ofi_%: tests/ofi/ofi_%.c tests/ofi/ofi_common.h include/xroce/fi_xroce.h
+	@mkdir -p $(dir $@)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(BASE_CFLAGS) -Itests/ofi -o $@ $< -lfabric
+
 # The MPI job of tests/mpi (Open MPI's mpicc, when installed).
 $(BUILD)/tests/xrmpi: tests/mpi/xrmpi.c
 	@mkdir -p $(dir $@)
@@ -233,7 +242,8 @@ install: all
 	install -m 644 $(BUILD)/libxroce.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libxroce.so $(DESTDIR)$(PREFIX)/lib/libxroce.so.0
 	ln -sf libxroce.so.0 $(DESTDIR)$(PREFIX)/lib/libxroce.so
-	install -m 644 include/xroce/xroce.h $(DESTDIR)$(PREFIX)/include/xroce/
+	install -m 644 include/xroce/xroce.h include/xroce/fi_xroce.h \
+		$(DESTDIR)$(PREFIX)/include/xroce/
 	install -m 644 $(BUILD)/xroce.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 755 $(BUILD)/xroce $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BPF_OBJS) $(DESTDIR)$(PREFIX)/lib/xroce/

@@ -48,7 +48,7 @@ static void open_dev(struct xrf_dev *xd)
 		.nplanes = 1, .mem_size = xrf_params.mem_size,
 		.log_fn = xrf_xroce_log, .log_arg = xd,
 		.log_level = XROCE_LOG_DEBUG,
-		.flags = XROCE_DEVICE_PROGRESS_THREAD,
+		.flags = xrf_params.progress_thread ? XROCE_DEVICE_PROGRESS_THREAD : 0,
 	};
 
 	da.ifnames[0] = xd->ifname;

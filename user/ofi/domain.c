@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ofi.h"
+#include "xroce/fi_xroce.h"
 
 #define OPS_PER_CHUNK 256
 
@@ -66,6 +67,44 @@ void xrf_domain_forget_ep(struct xrf_domain *dom, struct xrf_ep *ep)
 		for (i = 0; i < OPS_PER_CHUNK; i++)
 			if (c->ops[i].ep == ep)
 				c->ops[i].ep = NULL;
+}
+
+static void *mem_alloc(struct fid_domain *domain, size_t len)
+{
+	struct xrf_domain *dom = (struct xrf_domain *)domain;
+
+	if (!domain || domain->fid.fclass != FI_CLASS_DOMAIN || !len)
+		return NULL;
+	return xroce_mem_alloc(dom->xd->dev, len, 4096);
+}
+
+static int mem_free(struct fid_domain *domain, void *buf)
+{
+	struct xrf_domain *dom = (struct xrf_domain *)domain;
+
+	if (!domain || domain->fid.fclass != FI_CLASS_DOMAIN || !buf)
+		return -FI_EINVAL;
+	return xroce_mem_free(dom->xd->dev, buf) ? -FI_EINVAL : 0;
+}
+
+static struct fi_xroce_mem_ops mem_ops = {
+	.size = sizeof(struct fi_xroce_mem_ops),
+	.alloc = mem_alloc,
+	.free = mem_free,
+};
+
+/* fi_open_ops: the provider's extensions (include/xroce/fi_xroce.h). */
+static int domain_ops_open(struct fid *fid, const char *name, uint64_t flags,
+			   void **ops, void *context)
+{
+	if (!name || !ops)
+		return -FI_EINVAL;
+	if (strcmp(name, FI_XROCE_MEM_OPS))
+		return -FI_ENOSYS;
+	if (flags)
+		return -FI_EBADFLAGS;
+	*ops = &mem_ops;
+	return 0;
 }
 
 static int domain_close(struct fid *fid)
@@ -157,7 +196,7 @@ static struct fi_ops domain_fi_ops = {
 	.close = domain_close,
 	.bind = xrf_no_bind,
 	.control = xrf_no_control,
-	.ops_open = xrf_no_ops_open,
+	.ops_open = domain_ops_open,
 	.tostr = xrf_no_tostr,
 	.ops_set = xrf_no_ops_set,
 };

@@ -83,6 +83,7 @@ struct xrf_params {
 	int timeout_ms;               /* FI_XROCE_TIMEOUT_MS: peer silence */
 	int cm_timeout_ms;            /* FI_XROCE_CM_TIMEOUT_MS: connect */
 	int npaths;                   /* FI_XROCE_PATHS */
+	int progress_thread;          /* FI_XROCE_PROGRESS_THREAD */
 };
 extern struct xrf_params xrf_params;
 void xrf_params_init(void);

@@ -16,6 +16,7 @@ struct xrf_params xrf_params = {
 	.timeout_ms = 10000,
 	.cm_timeout_ms = 10000,
 	.npaths = 0,
+	.progress_thread = 1,
 };
 
 void xrf_params_init(void)
@@ -42,7 +43,13 @@ void xrf_params_init(void)
 	fi_param_define(&xrf_prov, "paths", FI_PARAM_INT,
 			"Paths per connection (default: libxroce's, %d)",
 			XROCE_DEFAULT_PATHS);
+	fi_param_define(&xrf_prov, "progress_thread", FI_PARAM_BOOL,
+			"Run libxroce's progress thread (default yes): without it, "
+			"data moves only while the application calls in "
+			"(FI_PROGRESS_MANUAL)");
 	fi_param_get_str(&xrf_prov, "iface", &xrf_params.iface);
+	if (!fi_param_get_bool(&xrf_prov, "progress_thread", &i))
+		xrf_params.progress_thread = i;
 	if (!fi_param_get_size_t(&xrf_prov, "mem_size", &v) && v >= (1u << 20))
 		xrf_params.mem_size = v;
 	if (!fi_param_get_size_t(&xrf_prov, "bounce_max", &v) && v >= (1u << 20))
