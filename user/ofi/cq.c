@@ -30,17 +30,50 @@ static void notify(struct xroce_cq *xcq, void *arg)
 		FI_DBG(&xrf_prov, FI_LOG_CQ, "eventfd write: %s\n", strerror(errno));
 }
 
-/* Refill the backlog from the xroce CQ when it is empty; entries left. */
-static unsigned int refill(struct xrf_cq *cq)
+/* Read what the xroce CQ has into the ring (which grows: its entries are
+ * bounded by the operations the application posted); entries due to the
+ * application left in the ring. */
+static size_t pull(struct xrf_cq *cq)
 {
-	int k;
+	struct xroce_wc wc[XRF_CQ_BATCH];
+	int k, i;
 
-	if (cq->head != cq->tail)
-		return cq->tail - cq->head;
-	k = xroce_poll_cq(cq->xcq, XRF_CQ_BACKLOG, cq->back);
-	cq->head = 0;
-	cq->tail = k > 0 ? (unsigned int)k : 0;
-	return cq->tail;
+	do {
+		k = xroce_poll_cq(cq->xcq, XRF_CQ_BATCH, wc);
+		for (i = 0; i < k; i++) {
+			if (xrf_cqe_silent(cq, &wc[i]))
+				continue;
+			if (cq->tail - cq->head == cq->cap) {
+				size_t n = cq->cap ? 2 * cq->cap : XRF_CQ_BATCH, j;
+				struct xroce_wc *r = malloc(n * sizeof(*r));
+
+				if (!r) /* keep it in the xroce CQ's order: stop */
+					return cq->tail - cq->head;
+				for (j = 0; j < cq->tail - cq->head; j++)
+					r[j] = cq->ring[(cq->head + j) % (cq->cap ? cq->cap : 1)];
+				free(cq->ring);
+				cq->ring = r;
+				cq->tail -= cq->head;
+				cq->head = 0;
+				cq->cap = n;
+			}
+			cq->ring[cq->tail++ % cq->cap] = wc[i];
+		}
+	} while (k == XRF_CQ_BATCH);
+	return cq->tail - cq->head;
+}
+
+/* Entries waiting in the ring, pulling from xroce when it is empty. */
+static size_t refill(struct xrf_cq *cq)
+{
+	return cq->tail != cq->head ? cq->tail - cq->head : pull(cq);
+}
+
+void xrf_cq_sweep(struct xrf_cq *cq)
+{
+	pthread_mutex_lock(&cq->lock);
+	pull(cq);
+	pthread_mutex_unlock(&cq->lock);
 }
 
 static ssize_t cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
@@ -53,7 +86,7 @@ static ssize_t cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 		return -FI_EINVAL;
 	pthread_mutex_lock(&cq->lock);
 	while (n < count && !cq->err_ready && refill(cq)) {
-		int rc = xrf_cqe_convert(cq, &cq->back[cq->head++],
+		int rc = xrf_cqe_convert(cq, &cq->ring[cq->head++ % cq->cap],
 					 (uint8_t *)buf + n * cq->entry_size);
 
 		if (rc == 1) {
@@ -152,7 +185,10 @@ static ssize_t cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 			return -FI_EAGAIN;
 		if (xrf_cq_trywait(cq))
 			continue;
-		poll(&p, 1, end - now > 1000 ? 1000 : (int)(end - now));
+		/* Without a progress thread nothing fills the CQ meanwhile:
+		 * come back soon to run a round. */
+		poll(&p, 1, !xrf_params.progress_thread ? 1 :
+			 end - now > 1000 ? 1000 : (int)(end - now));
 	}
 }
 
@@ -207,9 +243,12 @@ static void drain(struct xrf_cq *cq)
 
 	cq->err_ready = false;
 	while (refill(cq)) {
-		xrf_cqe_convert(cq, &cq->back[cq->head++], scratch);
+		xrf_cqe_convert(cq, &cq->ring[cq->head++ % cq->cap], scratch);
 		cq->err_ready = false;
 	}
+	free(cq->ring);
+	cq->ring = NULL;
+	cq->head = cq->tail = cq->cap = 0;
 }
 
 static int cq_close(struct fid *fid)

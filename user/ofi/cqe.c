@@ -80,6 +80,19 @@ static void release(struct xrf_cq *cq, struct xrf_op *op)
 	xrf_op_put(cq->dom, op);
 }
 
+bool xrf_cqe_silent(struct xrf_cq *cq, const struct xroce_wc *wc)
+{
+	struct xrf_op *op = (struct xrf_op *)(uintptr_t)wc->wr_id;
+
+	if (op && (wc->status == XROCE_WC_SUCCESS ? op->report : op->report_err))
+		return false;
+	if (op && wc->status == XROCE_WC_SUCCESS && op->bounce && op->iov_count)
+		copy_out(op, wc->opcode == XROCE_WC_RECV ? wc->byte_len : op->len);
+	if (op)
+		release(cq, op);
+	return true;
+}
+
 int xrf_cqe_convert(struct xrf_cq *cq, const struct xroce_wc *wc, void *out)
 {
 	struct xrf_op *op = (struct xrf_op *)(uintptr_t)wc->wr_id;

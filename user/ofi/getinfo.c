@@ -157,6 +157,9 @@ static void set_attrs(struct fi_info *fi)
 		.max_err_data = XROCE_PRIVATE_DATA_MAX, .mr_cnt = 65536,
 	};
 	fi->fabric_attr->prov_version = XRF_PROV_VERSION;
+	/* Without libxroce's progress thread, data moves only in calls. */
+	if (!xrf_params.progress_thread)
+		fi->domain_attr->data_progress = FI_PROGRESS_MANUAL;
 }
 
 static struct fi_info *info_for(const struct cand *c, uint16_t port)

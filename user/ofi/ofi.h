@@ -70,7 +70,7 @@
 #define XRF_TX_SIZE_MAX 16384        /* send work requests per endpoint */
 #define XRF_RX_SIZE_MAX XROCE_MAX_RECV_PER_STREAM
 #define XRF_INJECT_SIZE 4096
-#define XRF_CQ_BACKLOG 64            /* completions read, not yet delivered */
+#define XRF_CQ_BATCH 64              /* completions read from xroce at once */
 #define XRF_MAGIC_MR 0x78726d72u     /* "xrmr": a descriptor is ours */
 
 extern struct fi_provider xrf_prov;
@@ -228,8 +228,13 @@ struct xrf_cq {
 	enum fi_cq_format format;
 	size_t entry_size;
 	pthread_mutex_t lock;
-	struct xroce_wc back[XRF_CQ_BACKLOG];
-	unsigned int head, tail;      /* backlog [head, tail) */
+	/* Completions due to the application, read from the xroce CQ and not
+	 * delivered yet: [head, tail) of a ring of cap entries (grows).  The
+	 * others (inject, FI_SELECTIVE_COMPLETION) are released as they are
+	 * read, so an application that never reads a CQ it does not need
+	 * entries from still gets its queues back. */
+	struct xroce_wc *ring;
+	size_t head, tail, cap;
 	struct fi_cq_err_entry err;   /* the error fi_cq_readerr returns */
 	bool err_ready;
 	enum fi_wait_obj wait_obj;
@@ -240,10 +245,15 @@ struct xrf_cq {
 int xrf_cq_open(struct fid_domain *domain, struct fi_cq_attr *attr,
 		struct fid_cq **cq, void *context);
 int xrf_cq_trywait(struct xrf_cq *cq);
+/* Read the xroce CQ into the ring (a post finding its queue full: the
+ * room it waits for may be held by completions nobody will read). */
+void xrf_cq_sweep(struct xrf_cq *cq);
 struct xrf_op;
 /* What one xroce completion becomes: 1 (entry written at *out), 0 (no
  * entry due: released), -FI_EAVAIL (an error: cq->err filled). */
 int xrf_cqe_convert(struct xrf_cq *cq, const struct xroce_wc *wc, void *out);
+/* No entry is due for wc: its operation is released now (true). */
+bool xrf_cqe_silent(struct xrf_cq *cq, const struct xroce_wc *wc);
 const char *xrf_wc_strerror(int prov_errno);
 
 /* ---- domain.c, post.c ------------------------------------------------ */

@@ -162,6 +162,8 @@ ssize_t xrf_post_tx(struct xrf_ep *ep, const struct xrf_tx *tx)
 		pthread_mutex_unlock(&ep->lock);
 		return st == XRF_EP_SHUTDOWN ? -FI_ECONNRESET : -FI_ENOTCONN;
 	}
+	if (__atomic_load_n(&ep->tx_posted, __ATOMIC_RELAXED) >= ep->tx_size)
+		xrf_cq_sweep(ep->tx_cq ? ep->tx_cq : ep->rx_cq);
 	if (__atomic_load_n(&ep->tx_posted, __ATOMIC_RELAXED) >= ep->tx_size) {
 		pthread_mutex_unlock(&ep->lock);
 		return -FI_EAGAIN;
@@ -216,6 +218,8 @@ ssize_t xrf_post_rx(struct xrf_ep *ep, const struct iovec *iov, void **desc,
 		pthread_mutex_unlock(&ep->lock);
 		return -FI_EOPBADSTATE;
 	}
+	if (__atomic_load_n(&ep->rx_posted, __ATOMIC_RELAXED) >= ep->rx_size)
+		xrf_cq_sweep(ep->rx_cq ? ep->rx_cq : ep->tx_cq);
 	if (__atomic_load_n(&ep->rx_posted, __ATOMIC_RELAXED) >= ep->rx_size) {
 		pthread_mutex_unlock(&ep->lock);
 		return -FI_EAGAIN;
