@@ -85,6 +85,7 @@ static void fill(uint8_t *p, size_t len, int which)
 
 static int open_domain(struct side *s, struct fi_info *info)
 {
+	static uint8_t host[HOSTLEN];
 	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_FD,
 				 .size = 256 };
 
@@ -92,7 +93,7 @@ static int open_domain(struct side *s, struct fi_info *info)
 	EXPECT(fi_open_ops(&s->dom->fid, FI_XROCE_MEM_OPS, 0, (void **)&s->mem, NULL),
 	       0, "fi_open_ops(FI_XROCE_MEM_OPS)");
 	s->dev = s->mem->alloc(s->dom, DEVLEN);
-	s->host = malloc(HOSTLEN);
+	s->host = host;
 	CHECK(s->dev && s->host, "no memory");
 	EXPECT(fi_mr_reg(s->dom, s->dev, DEVLEN, FI_SEND | FI_RECV | FI_READ |
 			 FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE, 0, 0, 0,
@@ -124,8 +125,8 @@ static int post_recv(struct side *s, size_t off, size_t len, int k)
 static int wait_event(struct side *s, uint32_t want, fid_t fid, void *buf,
 		      size_t len)
 {
-	struct fi_eq_err_entry err;
-	uint32_t ev;
+	struct fi_eq_err_entry err = { 0 };
+	uint32_t ev = 0;
 
 	if (eq_next(s->eq, &ev, buf, len, &err))
 		return 1;
@@ -299,9 +300,9 @@ static int server(const char *port)
 static int connect_to(struct side *s, struct fi_info *info, const char *data,
 		      uint32_t want, struct rbuf *rb)
 {
-	uint8_t buf[sizeof(struct fi_eq_cm_entry) + 64];
-	struct fi_eq_err_entry err;
-	uint32_t ev;
+	uint8_t buf[sizeof(struct fi_eq_cm_entry) + 64] = { 0 };
+	struct fi_eq_err_entry err = { 0 };
+	uint32_t ev = 0;
 
 	if (open_ep(s, info))
 		return 1;
@@ -481,7 +482,6 @@ static int client(const char *host, const char *port)
 	fi_freeinfo(info);
 	fi_freeinfo(bad);
 	fi_freeinfo(hints);
-	free(s.host);
 	printf("client: all phases passed\n");
 	return 0;
 }

@@ -73,6 +73,7 @@ static int rdm_answer(uint32_t version, struct fi_info *hints, const char *who)
 	int rc = fi_getinfo(version, NULL, NULL, 0, hints, &info);
 
 	EXPECT(rc, 0, who);
+	CHECK(info, "%s: no answer", who);
 	for (fi = info; fi; fi = fi->next)
 		if (!strcmp(fi->fabric_attr->prov_name, "xroce;ofi_rxm"))
 			break;

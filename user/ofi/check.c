@@ -70,7 +70,7 @@ static int check_domain(uint32_t version, const struct fi_info *prov,
 
 	if (!u)
 		return 0;
-	if (u->name && strcmp(u->name, p->name))
+	if (u->name && strcmp(u->name, p->name) != 0)
 		NO("domain name");
 	if (progress_level(u->control_progress) < progress_level(p->control_progress) ||
 	    progress_level(u->data_progress) < progress_level(p->data_progress))
@@ -211,7 +211,7 @@ static int check_fabric(const struct fi_info *prov, const struct fi_info *hints)
 
 	if (!u)
 		return 0;
-	if (u->name && strcmp(u->name, prov->fabric_attr->name))
+	if (u->name && strcmp(u->name, prov->fabric_attr->name) != 0)
 		NO("fabric name");
 	if (u->prov_name && !names_us(u->prov_name))
 		NO("provider name");

@@ -11,6 +11,7 @@
  * object or computes.  Opening also answers whether this libxroce
  * registers any memory (xroce_reg_mr on a page of the heap).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,7 +79,7 @@ int xrf_dev_get(const char *ifname, struct xrf_dev **out)
 	if (!ifname || strlen(ifname) >= IF_NAMESIZE)
 		return -FI_EINVAL;
 	pthread_mutex_lock(&reg_lock);
-	for (xd = devs; xd && strcmp(xd->ifname, ifname); xd = xd->next)
+	for (xd = devs; xd && strcmp(xd->ifname, ifname) != 0; xd = xd->next)
 		;
 	if (!xd) {
 		xd = calloc(1, sizeof(*xd));
@@ -86,7 +87,7 @@ int xrf_dev_get(const char *ifname, struct xrf_dev **out)
 			pthread_mutex_unlock(&reg_lock);
 			return -FI_ENOMEM;
 		}
-		strcpy(xd->ifname, ifname);
+		snprintf(xd->ifname, sizeof(xd->ifname), "%s", ifname);
 		open_dev(xd);
 		xd->next = devs;
 		devs = xd;

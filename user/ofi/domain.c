@@ -99,7 +99,7 @@ static int domain_ops_open(struct fid *fid, const char *name, uint64_t flags,
 {
 	if (!name || !ops)
 		return -FI_EINVAL;
-	if (strcmp(name, FI_XROCE_MEM_OPS))
+	if (strcmp(name, FI_XROCE_MEM_OPS) != 0)
 		return -FI_ENOSYS;
 	if (flags)
 		return -FI_EBADFLAGS;

@@ -131,7 +131,8 @@ static ssize_t eq_read_locked(struct xrf_eq *eq, uint32_t *event, void *buf,
 		return -FI_ETOOSMALL;
 	if (event)
 		*event = e->event;
-	memcpy(buf, e->bytes, e->len);
+	if (e->len)
+		memcpy(buf, e->bytes, e->len);
 	len = e->len;
 	if (!(flags & FI_PEEK))
 		pop(eq); /* the fi_info now belongs to the application */

@@ -117,7 +117,7 @@ static int candidates(struct cand *c, int max)
 			if (i < n)
 				continue;
 			memset(&c[n], 0, sizeof(c[n]));
-			strcpy(c[n].ifname, ifa->ifa_name);
+			snprintf(c[n].ifname, sizeof(c[n].ifname), "%s", ifa->ifa_name);
 			memcpy(&c[n].addr, ifa->ifa_addr, fam ? sizeof(c[n].addr.in6) :
 			       sizeof(c[n].addr.in));
 			net_name(ifa, c[n].net, sizeof(c[n].net));
@@ -328,9 +328,9 @@ int xrf_domain_ifname(const struct fi_info *info, char ifname[IF_NAMESIZE])
 {
 	const char *name = info && info->domain_attr ? info->domain_attr->name : NULL;
 
-	if (!name || strncmp(name, "xroce_", 6) || strlen(name + 6) >= IF_NAMESIZE ||
+	if (!name || strncmp(name, "xroce_", 6) != 0 || strlen(name + 6) >= IF_NAMESIZE ||
 	    !name[6])
 		return -FI_EINVAL;
-	strcpy(ifname, name + 6);
+	snprintf(ifname, IF_NAMESIZE, "%s", name + 6);
 	return 0;
 }

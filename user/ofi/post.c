@@ -81,7 +81,8 @@ static int tx_memory(struct xrf_ep *ep, const struct xrf_tx *tx, struct xrf_op *
 		if (tx->count == 1 && direct_sges(tx->iov, tx->desc, 1, sge))
 			return 0;
 		rc = bounce(ep, op, total, sge);
-		memcpy(op->iov, tx->iov, tx->count * sizeof(*tx->iov));
+		if (tx->count)
+			memcpy(op->iov, tx->iov, tx->count * sizeof(*tx->iov));
 		op->iov_count = tx->count;
 		return rc;
 	}
@@ -149,7 +150,7 @@ ssize_t xrf_post_tx(struct xrf_ep *ep, const struct xrf_tx *tx)
 {
 	struct xroce_send_wr wr = { .opcode = tx->opcode }, *bad;
 	struct xroce_sge sge[XROCE_MAX_SGE];
-	size_t total = iov_total(tx->iov, tx->count);
+	size_t total = tx->iov ? iov_total(tx->iov, tx->count) : 0;
 	enum xrf_ep_state st;
 	struct xrf_op *op;
 	int rc = tx_check(ep, tx, total);
@@ -204,12 +205,15 @@ ssize_t xrf_post_rx(struct xrf_ep *ep, const struct iovec *iov, void **desc,
 		    size_t count, void *context, uint64_t flags)
 {
 	struct xroce_recv_wr wr = { .num_sge = count ? 1 : 0 }, *bad;
-	size_t total = iov_total(iov, count);
 	struct xroce_sge sge;
 	struct xrf_op *op;
+	size_t total;
 	int rc = 0;
 
-	if ((!iov && count) || count > XRF_IOV_LIMIT || total > XROCE_MAX_MSG_SIZE)
+	if ((!iov && count) || count > XRF_IOV_LIMIT)
+		return -FI_EINVAL;
+	total = count ? iov_total(iov, count) : 0;
+	if (total > XROCE_MAX_MSG_SIZE)
 		return -FI_EINVAL;
 	if (flags & ~(uint64_t)(FI_COMPLETION | FI_MORE))
 		return -FI_EBADFLAGS;
