@@ -8,8 +8,16 @@
 #   tests/unit/test_*.c-> build/tests/test_*   (cmocka, ASan + UBSan)
 #   tests/bpf/*.c      -> build/tests/bpf_*    (bpf_prog_test_run tables)
 #   tests/fabric/*.c   -> build/xrfabric       (fabric emulator control)
+#   tests/fuzz/        -> build/fuzz/fuzz_*     (`make fuzz`, tests/fuzz/fuzz.mk)
+#   tests/bench/       -> build/bench/txengine  (`make txengine`, tests/bench/bench.mk)
 
+# Where `make install` puts things (DESTDIR stages them).
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -45,7 +53,7 @@ LAYER_INC_ofi := -Iuser/ofi
 LIB_INTERNAL_CFLAGS := -Iinclude $(foreach l,$(LAYERS),-Iuser/$(l)) -Ibpf -I$(BUILD)
 XCFLAGS := $(BASE_CFLAGS) $(LIB_INTERNAL_CFLAGS)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-LIBS := -lbpf -lelf -lz -lpthread -lm
+LIBS := -lbpf -lelf -lz -lsodium -lpthread -lm
 
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -Wall -Werror -Wno-unused-function \
 	-Iinclude -Ibpf -I/usr/include/$(MULTIARCH)
@@ -65,8 +73,11 @@ OFI_SRCS := $(wildcard user/ofi/*.c)
 OFI_OBJS := $(patsubst user/%.c,$(BUILD)/obj/%.o,$(OFI_SRCS))
 OFI_HDRS := $(wildcard user/ofi/*.h) include/xroce/xroce.h include/xroce/fi_xroce.h
 OFI_MAP := user/ofi/libxroce-fi.map
-# Where libfabric looks for DL providers when FI_PROVIDER_PATH is unset.
-FI_PROVIDER_DIR ?= $(shell pkg-config --variable=libdir libfabric 2>/dev/null || echo $(PREFIX)/lib)/libfabric
+# Where the libfabric provider goes: LIBDIR/libfabric.  That is where
+# Debian's libfabric looks for DL providers when LIBDIR is its own
+# (PREFIX=/usr LIBDIR=/usr/lib/$(MULTIARCH)); elsewhere name the directory
+# in FI_PROVIDER_PATH.
+FI_PROVIDER_DIR ?= $(LIBDIR)/libfabric
 
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
@@ -93,7 +104,7 @@ Q :=
 msg =
 endif
 
-.PHONY: all clean install deps test check unit bpftest integration demo bench lint vmtest
+.PHONY: all clean install uninstall deps test check unit bpftest integration demo bench lint vmtest
 all: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/xroce.pc \
 	$(BUILD)/lib/libxroce-fi.so $(if $(HAVE_MPICC),$(BUILD)/tests/xrmpi) \
 	$(UNIT_BINS) $(BPFT_BINS) $(ITEST_BINS) $(EXAMPLE_BINS) $(OFIT_BINS) \
@@ -144,7 +155,8 @@ $(BUILD)/obj/ofi/%.o: user/ofi/%.c $(OFI_HDRS)
 # The provider links libxroce.so by its soname (shared, not the archive:
 # it can then only use what libxroce exports, one libxroce serves a
 # process that also uses xroce directly, and a newer libxroce reaches it
-# without a rebuild).  RUNPATH: next to it in build/lib, then PREFIX/lib.
+# without a rebuild).  RUNPATH: next to it (build/lib), then the directory above it
+# (installed in LIBDIR/libfabric, libxroce.so.0 is in LIBDIR).
 $(BUILD)/lib/libxroce.so.0: $(BUILD)/libxroce.so
 	@mkdir -p $(dir $@)
 	$(Q)ln -sf ../libxroce.so $@
@@ -152,11 +164,17 @@ $(BUILD)/lib/libxroce.so.0: $(BUILD)/libxroce.so
 $(BUILD)/lib/libxroce-fi.so: $(OFI_OBJS) $(OFI_MAP) $(BUILD)/lib/libxroce.so.0
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -Wl,--version-script=$(OFI_MAP) -Wl,-z,defs \
-		-Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN:$(PREFIX)/lib' \
+		-Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN:$$ORIGIN/..' \
 		-o $@ $(OFI_OBJS) -L$(BUILD)/lib -l:libxroce.so.0 -lfabric -lpthread
 
+# xroce.pc for the layout of PREFIX, LIBDIR and INCLUDEDIR as they are now
+# (paths under PREFIX are written relative to ${prefix}).
+pc_rel = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+pc_subst = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|' \
+	-e 's|@INCLUDEDIR@|$(call pc_rel,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|'
+
 $(BUILD)/xroce.pc: xroce.pc.in
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(Q)$(pc_subst) $< > $@
 
 $(BUILD)/loader/%.o: loader/%.c $(LIB_HDRS) $(wildcard loader/*.h) $(SKELS)
 	@mkdir -p $(dir $@)
@@ -180,10 +198,13 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libxroce-san.a $(BPF_HDRS) $
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(XCFLAGS) $(SAN) -Itests/unit -o $@ $< $(BUILD)/libxroce-san.a -lcmocka $(LIBS)
 
-$(BUILD)/tests/bpf_%: tests/bpf/bpf_%.c $(wildcard tests/bpf/*.h) $(SKELS) $(BUILD)/libxroce-san.a
+# tests/bpf/world.c: the world all three runners set up.
+$(BUILD)/tests/bpf_%: tests/bpf/bpf_%.c tests/bpf/world.c $(wildcard tests/bpf/*.h tests/bpf/fixtures/*.h) \
+		$(SKELS) $(BUILD)/libxroce-san.a
 	@mkdir -p $(dir $@)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(XCFLAGS) $(SAN) -Itests/bpf -o $@ $< $(BUILD)/libxroce-san.a -lcmocka $(LIBS)
+	$(Q)$(CC) $(XCFLAGS) $(SAN) -Itests/bpf -o $@ $< tests/bpf/world.c $(BUILD)/libxroce-san.a \
+		-lcmocka $(LIBS)
 
 $(BUILD)/tests/itest_%: tests/integration/itest_%.c $(BUILD)/libxroce-san.a $(LIB_HDRS)
 	@mkdir -p $(dir $@)
@@ -204,8 +225,11 @@ $(BUILD)/tests/xrmpi: tests/mpi/xrmpi.c
 	$(Q)$(MPICC) -O2 -g $(WARN) -std=gnu11 -o $@ $<
 
 # ---- tests ------------------------------------------------------------
+include tests/fuzz/fuzz.mk tests/bench/bench.mk
+
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+	$(Q)set -e; for t in tests/lib/xrtest/test_*.py; do echo "== $$t"; python3 $$t; done
 
 bpftest: $(BPFT_BINS)
 	$(Q)set -e; for t in $(BPFT_BINS); do echo "== $$t"; $$t; done
@@ -235,20 +259,49 @@ vmtest: all
 deps:
 	$(Q)bash tests/deps.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/xroce \
-		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
-		$(DESTDIR)$(PREFIX)/lib/xroce
-	install -m 644 $(BUILD)/libxroce.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(BUILD)/libxroce.so $(DESTDIR)$(PREFIX)/lib/libxroce.so.0
-	ln -sf libxroce.so.0 $(DESTDIR)$(PREFIX)/lib/libxroce.so
-	install -m 644 include/xroce/xroce.h include/xroce/fi_xroce.h \
-		$(DESTDIR)$(PREFIX)/include/xroce/
-	install -m 644 $(BUILD)/xroce.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	install -m 755 $(BUILD)/xroce $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(BPF_OBJS) $(DESTDIR)$(PREFIX)/lib/xroce/
-	install -d $(DESTDIR)$(FI_PROVIDER_DIR)
-	install -m 755 $(BUILD)/lib/libxroce-fi.so $(DESTDIR)$(FI_PROVIDER_DIR)/
+# ---- install ----------------------------------------------------------
+# What a user of the library and the command needs, nothing of the tests:
+# the library (shared and static), its one public header, xroce.pc for the
+# PREFIX given now (not the one of the build), the command, the XDP object
+# (for ip link or xdp-loader), man pages and bash completion, and the
+# libfabric provider with its header of extensions.
+# tests/integration/test_install.sh checks the list.
+INSTALL ?= install
+MAN_PAGES := docs/man/xroce.8 docs/man/libxroce.3
+BASH_COMPLETION := loader/xroce-completion.bash
+
+install: $(BUILD)/libxroce.a $(BUILD)/libxroce.so $(BUILD)/xroce $(BUILD)/bpf/xroce.bpf.o \
+		$(BUILD)/lib/libxroce-fi.so
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(FI_PROVIDER_DIR) \
+		$(DESTDIR)$(LIBDIR)/xroce $(DESTDIR)$(INCLUDEDIR)/xroce \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 $(BUILD)/libxroce.so $(DESTDIR)$(LIBDIR)/libxroce.so.0
+	ln -sf libxroce.so.0 $(DESTDIR)$(LIBDIR)/libxroce.so
+	$(INSTALL) -m 644 $(BUILD)/libxroce.a $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 644 include/xroce/xroce.h include/xroce/fi_xroce.h \
+		$(DESTDIR)$(INCLUDEDIR)/xroce/
+	$(INSTALL) -m 755 $(BUILD)/lib/libxroce-fi.so $(DESTDIR)$(FI_PROVIDER_DIR)/
+	$(pc_subst) xroce.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/xroce.pc
+	$(INSTALL) -m 755 $(BUILD)/xroce $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 644 $(BUILD)/bpf/xroce.bpf.o $(DESTDIR)$(LIBDIR)/xroce/
+	$(INSTALL) -m 644 docs/man/libxroce.3 $(DESTDIR)$(MANDIR)/man3/
+	$(INSTALL) -m 644 docs/man/xroce.8 $(DESTDIR)$(MANDIR)/man8/
+	$(INSTALL) -m 644 $(BASH_COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/xroce
+
+# Removes what install put there, and the directories only xroce uses.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/xroce $(DESTDIR)$(LIBDIR)/libxroce.so \
+		$(DESTDIR)$(LIBDIR)/libxroce.so.0 $(DESTDIR)$(LIBDIR)/libxroce.a \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/xroce.pc \
+		$(DESTDIR)$(LIBDIR)/xroce/xroce.bpf.o \
+		$(DESTDIR)$(INCLUDEDIR)/xroce/xroce.h \
+		$(DESTDIR)$(INCLUDEDIR)/xroce/fi_xroce.h \
+		$(DESTDIR)$(FI_PROVIDER_DIR)/libxroce-fi.so \
+		$(DESTDIR)$(MANDIR)/man3/libxroce.3 $(DESTDIR)$(MANDIR)/man8/xroce.8 \
+		$(DESTDIR)$(BASHCOMPDIR)/xroce
+	for d in $(DESTDIR)$(LIBDIR)/xroce $(DESTDIR)$(INCLUDEDIR)/xroce \
+		$(DESTDIR)$(FI_PROVIDER_DIR); do \
+		[ ! -d $$d ] || rmdir --ignore-fail-on-non-empty $$d; done
 
 clean:
 	rm -rf $(BUILD)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Fabric emulator: the switch ports of xroce's test bed (no netem here, so
- * every impairment is made in BPF).  Not part of the xroce datapath.
+ * Fabric emulator: the switch ports of xroce's test bed.  Every impairment
+ * is made in BPF, so the test bed needs no netem or AQM qdisc from the
+ * kernel it runs on.  Not part of the xroce datapath.
  *
  *   fabric_xdp   XDP on a switch-side veth.  Wire mode (port.out_ifindex set):
  *                impair, then bpf_redirect to out_ifindex, a patch cable that
@@ -200,6 +201,41 @@ static __always_inline void fab_pick_corruption(struct xr_hdrs *h, __u32 len,
 	act->corrupt_mask = bpf_get_prandom_u32() | 1; /* at least one bit */
 }
 
+/* Is the packet (UDP ports sport, dport; is_udp) in the port's blackhole? */
+static __always_inline int fab_blackholed(const struct fab_port *cfg,
+					  int is_udp, __u16 sport, __u16 dport)
+{
+	return cfg->bh_mode == FAB_BH_ALL ||
+	       (cfg->bh_mode == FAB_BH_SPORT && is_udp && sport == cfg->bh_port) ||
+	       (cfg->bh_mode == FAB_BH_DPORT && is_udp && dport == cfg->bh_port);
+}
+
+/* Gilbert-Elliott loss and the virtual queue, the stateful impairments:
+ * 1 when the packet is lost, else 0 (CE-marked when the queue is above
+ * its threshold). */
+static __always_inline int fab_stateful(const struct fab_port *cfg,
+					struct fab_key *key,
+					struct fab_stats *st,
+					struct xr_hdrs *h, __u32 len)
+{
+	struct fab_state *s = fab_state_get(key);
+
+	if (s && cfg->ge_on && fab_ge_lose(cfg, s)) {
+		st->drop_ge++;
+		return 1;
+	}
+	/* Every surviving packet occupies the queue; only ECT ones can be
+	 * marked (non-ECT would be dropped by a real AQM, but this queue
+	 * never overflows: the real qdisc does that). */
+	if (s && cfg->ecn_rate_mbps &&
+	    fab_vq_add(cfg, s, len) > (__u64)cfg->ecn_thresh_bytes * 8 &&
+	    (h->ecn == XR_ECN_ECT0 || h->ecn == XR_ECN_ECT1)) {
+		fab_mark_ce(h);
+		st->ce_marked++;
+	}
+	return 0;
+}
+
 /* The impairment pipeline shared by XDP and TC.  Direct packet writes (CE
  * mark) happen here; the corruption is returned in act because XDP and TC
  * store bytes with different helpers. */
@@ -208,7 +244,6 @@ fab_impair(const struct fab_port *cfg, struct fab_key *key,
 	   struct fab_stats *st, void *data, void *data_end, __u32 len,
 	   int can_reorder, struct fab_action *act)
 {
-	struct fab_state *s;
 	struct xr_hdrs h;
 	__u16 sport = 0, dport = 0;
 
@@ -221,9 +256,7 @@ fab_impair(const struct fab_port *cfg, struct fab_key *key,
 		dport = bpf_ntohs(h.udp->dest);
 	}
 
-	if (cfg->bh_mode == FAB_BH_ALL ||
-	    (cfg->bh_mode == FAB_BH_SPORT && h.udp && sport == cfg->bh_port) ||
-	    (cfg->bh_mode == FAB_BH_DPORT && h.udp && dport == cfg->bh_port)) {
+	if (fab_blackholed(cfg, h.udp != NULL, sport, dport)) {
 		st->blackholed++;
 		return FAB_DROP;
 	}
@@ -231,23 +264,9 @@ fab_impair(const struct fab_port *cfg, struct fab_key *key,
 		st->drop_loss++;
 		return FAB_DROP;
 	}
-
-	if (cfg->ge_on || cfg->ecn_rate_mbps) {
-		s = fab_state_get(key);
-		if (s && cfg->ge_on && fab_ge_lose(cfg, s)) {
-			st->drop_ge++;
-			return FAB_DROP;
-		}
-		/* Every surviving packet occupies the queue; only ECT ones
-		 * can be marked (non-ECT would be dropped by a real AQM, but
-		 * this queue never overflows: the real qdisc does that). */
-		if (s && cfg->ecn_rate_mbps &&
-		    fab_vq_add(cfg, s, len) > (__u64)cfg->ecn_thresh_bytes * 8 &&
-		    (h.ecn == XR_ECN_ECT0 || h.ecn == XR_ECN_ECT1)) {
-			fab_mark_ce(&h);
-			st->ce_marked++;
-		}
-	}
+	if ((cfg->ge_on || cfg->ecn_rate_mbps) &&
+	    fab_stateful(cfg, key, st, &h, len))
+		return FAB_DROP;
 	if (cfg->ecn_sport && h.udp && sport == cfg->ecn_sport &&
 	    (h.ecn == XR_ECN_ECT0 || h.ecn == XR_ECN_ECT1)) {
 		fab_mark_ce(&h);

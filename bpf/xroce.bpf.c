@@ -14,6 +14,10 @@
  *  probe   answer in place with a probe reply (XDP_TX).
  *  other   XDP_PASS, untouched.
  *
+ * Each of those is a function below made of named steps; the steps that
+ * are one job of their own live in bpf/lib/ (auth.h, access.h, alive.h,
+ * rate_hint.h, ack.h, place.h, ...).
+ *
  * Maps and records: include/contract/abi.h.  Wire format: include/contract/wire.h.
  */
 #include <linux/bpf.h>
@@ -22,12 +26,13 @@
 
 #include "contract/inline.h"
 #include "contract/abi.h"
-#include "lib/parse.h"
 #include "contract/rxwin.h"
+#include "lib/parse.h"
 #include "lib/udp_csum.h"
 #include "lib/place.h"
 #include "lib/reply.h"
-#include "lib/txbuild.h"
+#include "lib/ack.h"
+#include "lib/txring_build.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -63,7 +68,8 @@ struct {
 	});
 } xr_mem SEC(".maps");
 
-/* Transmit rings of the test-run engine, by (domain, plane): txrun.h. */
+/* Transmit rings of the test-run engine, by (domain, plane):
+ * include/contract/txring.h. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
 	__uint(max_entries, XR_DEFAULT_MAX_DOMAINS * XR_MAX_PLANES);
@@ -123,18 +129,9 @@ struct {
 	__type(value, struct xr_act);
 } xr_act SEC(".maps");
 
-/* What an ACK reports, copied out of the receive state under its lock. */
-struct xr_ack_info {
-	__u32 cack;
-	__u32 ce_pkts;
-	__u32 rx_pkts;
-	__u32 csn_cum;
-	__u64 sack[XR_SACK_WORDS];
-};
-
-/* Per-CPU room for an event record and an ACK's contents: the BPF stack
- * (512 bytes for the whole call chain) is too small for the data path and
- * these. */
+/* Per-CPU room for an event record, an ACK's contents and a READ request:
+ * the BPF stack (512 bytes for the whole call chain) is too small for the
+ * data path and these. */
 struct xr_scratch {
 	struct xr_evt e;
 	struct xr_ack_info ai;
@@ -170,14 +167,12 @@ struct {
 	__type(value, __u64);
 } xr_stats SEC(".maps");
 
+/* Steps that use the maps above. */
 #include "lib/stats.h"
-
-/* Not ours after all: to the kernel stack, untouched. */
-XR_INLINE int xr_pass(void)
-{
-	xr_count(XR_STAT_PASS);
-	return XDP_PASS;
-}
+#include "lib/auth.h"
+#include "lib/alive.h"
+#include "lib/rate_hint.h"
+#include "lib/access.h"
 
 /* Global (non-static) functions are verified once, on their own, instead
  * of once per path through their caller: placement and checksumming fan
@@ -195,10 +190,10 @@ __noinline int xr_place_global(struct xdp_md *ctx, __u32 domain, __u64 pos,
 	return xr_place(ctx, mem, pos, pkt_off, len);
 }
 
-/* 1 if the frame's UDP checksum over udp_len bytes is right. */
-/* A multi-buffer frame: the datagram continues in fragments.  A function
- * of its own with a small stack (the pseudo header is built in the
- * scratch buffer), so the deepest call chain stays within 512 bytes. */
+/* 1 if the UDP checksum of a datagram (udp_len bytes) that continues in
+ * the fragments of a multi-buffer frame is right.  A function of its own
+ * with a small stack (the pseudo header is built in the scratch buffer),
+ * so the deepest call chain stays within 512 bytes. */
 __noinline int xr_csum_ok_frags_global(struct xdp_md *ctx, __u32 udp_len)
 {
 	void *data = (void *)(long)ctx->data;
@@ -249,6 +244,9 @@ __noinline int xr_csum_ok_frags_global(struct xdp_md *ctx, __u32 udp_len)
 	return sum && xr_csum_fold(sum) == 0xffff;
 }
 
+/* 1 if the UDP checksum of a datagram (udp_len bytes) in the frame's
+ * linear part is right, 0 if not, -1 if the datagram continues in
+ * fragments. */
 __noinline int xr_csum_ok_global(struct xdp_md *ctx, __u32 udp_len)
 {
 	void *data = (void *)(long)ctx->data;
@@ -262,190 +260,7 @@ __noinline int xr_csum_ok_global(struct xdp_md *ctx, __u32 udp_len)
 	return xr_udp_csum_ok(&h, end, (__u16)udp_len);
 }
 
-/* Drop with a reason. */
-XR_INLINE int xr_drop(__u32 reason)
-{
-	xr_count(reason);
-	return XDP_DROP;
-}
-
-/* Is the frame's source one of the connection's peer addresses, and its
- * source port inside the peer's entropy range? */
-XR_INLINE int xr_peer_ok(const struct xr_conn *c, const struct xr_hdrs *h,
-			 void *end, int reply)
-{
-	__u32 a[4];
-	__u16 sport = bpf_ntohs(h->udp->source);
-	__u32 i;
-
-	/* Data and probes come from one of the peer's entropy ports; replies
-	 * come from its data port, which the dispatcher already matched. */
-	if (!reply &&
-	    (__u32)(__u16)(sport - c->peer_sport_lo) >= c->peer_sport_n)
-		return 0;
-	if (!h->v6) {
-		struct iphdr *ip = xr_ip4(h, end);
-
-		if (!ip)
-			return 0;
-		a[0] = 0;
-		a[1] = 0;
-		a[2] = bpf_htonl(0xffff);
-		a[3] = ip->saddr;
-	} else {
-		struct ipv6hdr *ip6 = xr_ip6(h, end);
-
-		if (!ip6)
-			return 0;
-		__builtin_memcpy(a, &ip6->saddr, sizeof(a));
-		/* An IPv4-mapped source never appears on the wire (RFC 4291
-		 * 2.5.5.2): it must not pass for an IPv4 peer's address. */
-		if (a[0] == 0 && a[1] == 0 && a[2] == bpf_htonl(0xffff))
-			return 0;
-	}
-#pragma clang loop unroll(full)
-	for (i = 0; i < XR_MAX_PLANES; i++) {
-		const __u32 *p = (const __u32 *)c->peer_addr[i];
-
-		if (i >= c->npeer)
-			break;
-		if (p[0] == a[0] && p[1] == a[1] && p[2] == a[2] && p[3] == a[3])
-			return 1;
-	}
-	return 0;
-}
-
-/* Find and authenticate the connection a packet is addressed to.  Returns
- * NULL (with *why set to the drop reason) unless the connection exists, is
- * connected, the token matches and the packet comes from the peer. */
-XR_INLINE struct xr_conn *xr_auth(const struct xr_hdrs *h, void *end,
-				  __u32 conn_id, __be64 token, int reply,
-				  __u32 *why)
-{
-	struct xr_conn *c = bpf_map_lookup_elem(&xr_conns, &conn_id);
-
-	if (!c) {
-		*why = XR_STAT_DROP_NO_CONN;
-		return NULL;
-	}
-	if (c->state != XR_CONN_RTS) {
-		*why = XR_STAT_DROP_CONN_STATE;
-		return NULL;
-	}
-	if (bpf_be64_to_cpu(token) != c->rx_token) {
-		*why = XR_STAT_DROP_TOKEN;
-		return NULL;
-	}
-	if (!xr_peer_ok(c, h, end, reply)) {
-		*why = XR_STAT_DROP_PEER;
-		return NULL;
-	}
-	return c;
-}
-
-/* How long a successful liveness check of a domain is trusted. */
-#define XR_ALIVE_CACHE_NS 1000000ULL
-
-/* Is the process owning domain still there?  See struct xr_domain. */
-XR_INLINE int xr_domain_alive(struct xdp_md *ctx, const struct xr_hdrs *h,
-			      void *end, __u32 domain, __u64 now)
-{
-	struct xr_domain *d = bpf_map_lookup_elem(&xr_domains, &domain);
-	struct bpf_sock_tuple t = {};
-	const __u32 *ca;
-	struct bpf_sock *sk;
-	__u32 tlen;
-	int v4;
-
-	if (!d)
-		return 0;
-	if (!d->ctrl_port || now < d->alive_until_ns)
-		return 1;
-	ca = (const __u32 *)d->ctrl_addr;
-	if (ca[0] | ca[1] | ca[2] | ca[3])
-		v4 = !ca[0] && !ca[1] && ca[2] == bpf_htonl(0xffff);
-	else
-		v4 = !h->v6;
-	if (v4) {
-		struct iphdr *ip = h->v6 ? NULL : xr_ip4(h, end);
-
-		if (ip) {
-			t.ipv4.saddr = ip->saddr;
-			t.ipv4.daddr = ip->daddr;
-			t.ipv4.sport = h->udp->source;
-		}
-		if (ca[3])
-			t.ipv4.daddr = ca[3];
-		t.ipv4.dport = bpf_htons(d->ctrl_port);
-		tlen = sizeof(t.ipv4);
-	} else {
-		struct ipv6hdr *ip6 = h->v6 ? xr_ip6(h, end) : NULL;
-
-		if (ip6) {
-			__builtin_memcpy(t.ipv6.saddr, &ip6->saddr, 16);
-			__builtin_memcpy(t.ipv6.daddr, &ip6->daddr, 16);
-			t.ipv6.sport = h->udp->source;
-		}
-		if (ca[0] | ca[1] | ca[2] | ca[3])
-			__builtin_memcpy(t.ipv6.daddr, ca, 16);
-		t.ipv6.dport = bpf_htons(d->ctrl_port);
-		tlen = sizeof(t.ipv6);
-	}
-	sk = bpf_sk_lookup_udp(ctx, &t, tlen, BPF_F_CURRENT_NETNS, 0);
-	if (!sk)
-		return 0;
-	bpf_sk_release(sk);
-	d->alive_until_ns = now + XR_ALIVE_CACHE_NS;
-	return 1;
-}
-
-XR_INLINE __u64 xr_act_window(const struct xr_cfg *cfg)
-{
-	return cfg->active_window_us ? (__u64)cfg->active_window_us * 1000 :
-				       XR_ACTIVE_WINDOW_NS;
-}
-
-/* Count a connection as an active sender of window epoch (called once per
- * connection and window).  The first packet of a new window resets that
- * window's counter; a window more than one old is forgotten too. */
-XR_INLINE void xr_act_count(__u64 epoch)
-{
-	__u32 zero = 0;
-	struct xr_act *a = bpf_map_lookup_elem(&xr_act, &zero);
-	__u64 old;
-
-	if (!a)
-		return;
-	old = a->epoch;
-	if (old != epoch && __sync_val_compare_and_swap(&a->epoch, old, epoch) == old) {
-		a->cnt[epoch & 1] = 0;
-		if (epoch != old + 1)
-			a->cnt[(epoch + 1) & 1] = 0;
-	}
-	__sync_fetch_and_add(&a->cnt[epoch & 1], 1);
-}
-
-/* The receiver's fair share for each active sender, Mbit/s (0 = none). */
-XR_INLINE __u32 xr_rate_hint(const struct xr_cfg *cfg, __u64 now)
-{
-	__u32 zero = 0, n, prev;
-	struct xr_act *a;
-	__u64 epoch;
-
-	if (!cfg->rate_capacity_mbps)
-		return 0;
-	a = bpf_map_lookup_elem(&xr_act, &zero);
-	if (!a)
-		return 0;
-	epoch = now / xr_act_window(cfg);
-	if (a->epoch != epoch && a->epoch + 1 != epoch)
-		return cfg->rate_capacity_mbps; /* nobody active lately */
-	n = a->cnt[a->epoch & 1];
-	prev = a->epoch == epoch ? a->cnt[(epoch + 1) & 1] : 0;
-	if (prev > n)
-		n = prev; /* the current window may not have heard everyone yet */
-	return cfg->rate_capacity_mbps / (n ? n : 1);
-}
+/* ---- steps every packet type takes ------------------------------------ */
 
 /* Length of the UDP datagram, if it fits in the frame and holds at least
  * min_body bytes of xroce header; 0 otherwise. */
@@ -468,92 +283,197 @@ XR_INLINE __u32 xr_udp_len(struct xdp_md *ctx, const struct xr_hdrs *h,
 	return len;
 }
 
-/* Validate where a WRITE payload goes; returns a NAK reason or 0 and sets
- * *pos to the byte position in the domain's memory. */
-/* A segment's offsets must fit its message. */
-XR_INLINE __u8 xr_check_seg(__u32 plen, __u32 msg_len, __u32 msg_off)
+/* Parse: the UDP length of a packet whose xroce header (hdr_len bytes) is
+ * in the frame's linear part and whose datagram fits the frame; 0 when it
+ * is truncated. */
+XR_INLINE __u32 xr_rx_len(struct xdp_md *ctx, const struct xr_hdrs *h,
+			  void *end, __u32 hdr_len)
 {
-	if (msg_off > msg_len || plen > msg_len - msg_off ||
-	    (plen == 0 && msg_len != 0))
-		return XR_NAK_BAD_LENGTH;
+	if ((void *)(h->udp + 1) + hdr_len > end)
+		return 0;
+	return xr_udp_len(ctx, h, end, hdr_len);
+}
+
+/* Is the datagram's UDP checksum right, in the linear part or across the
+ * fragments of a multi-buffer frame? */
+XR_INLINE int xr_csum_ok(struct xdp_md *ctx, __u32 udp_len)
+{
+	int ok = xr_csum_ok_global(ctx, udp_len);
+
+	if (ok < 0)
+		ok = xr_csum_ok_frags_global(ctx, udp_len);
+	return ok;
+}
+
+/* Authenticate and checksum: the connection the packet names, if it may
+ * speak for it (lib/auth.h) and, when verification is on, its checksum is
+ * right.  Otherwise NULL, with *why set to the drop reason. */
+XR_INLINE struct xr_conn *xr_admit(struct xdp_md *ctx,
+				   const struct xr_hdrs *h, void *end,
+				   const struct xr_cfg *cfg, __u32 conn_id,
+				   __be64 token, __u32 udp_len, int reply,
+				   __u32 *why)
+{
+	struct xr_conn *c = xr_auth(h, end, conn_id, token, reply, why);
+
+	if (c && (cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_csum_ok(ctx, udp_len)) {
+		*why = XR_STAT_DROP_CSUM;
+		return NULL;
+	}
+	return c;
+}
+
+/* ---- DATA ------------------------------------------------------------- */
+
+/* What the steps of xr_rx_data decided about one packet.  Whole ints, not
+ * bytes: with byte fields clang's code costs 6.1's verifier some 15% more
+ * instructions (it tracks the narrowed copies less precisely). */
+struct xr_rx_verdict {
+	int nak;         /* NAK reason (XR_NAK_*), 0 when accepted */
+	int ce;          /* the IP ECN field is CE */
+	int new_active;  /* the connection's first data in this rate window */
+	int ack_now;     /* answer at once, whatever the flags say */
+	int done;        /* the packet's bytes completed its message */
+	int pv;          /* path window: XR_RXW_NEW or XR_RXW_OLD */
+	int cv;          /* CSN window: XR_RXW_NEW, or XR_RXW_OLD (also when
+	                  * NAKed: a refused packet is not recorded) */
+};
+
+/* Owner and room: the domain's owner is alive and, for data that will be
+ * accepted, its event ring has room and its memory exists.  A drop reason,
+ * or 0 with *evq the domain's event ring. */
+XR_INLINE __u32 xr_rx_room(struct xdp_md *ctx, const struct xr_hdrs *h,
+			   void *end, const struct xr_conn *c, __u8 nak,
+			   __u64 now, void **evq)
+{
+	if (!xr_domain_alive(ctx, h, end, c->domain, now))
+		return XR_STAT_DROP_DEAD;
+	*evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
+	if (!*evq)
+		return XR_STAT_DROP_NO_MEM;
+	if (nak)
+		return 0;
+	/* Backpressure: refuse (unacknowledged, so retransmitted later)
+	 * rather than risk losing a completion to a full ring. */
+	if (bpf_ringbuf_query(*evq, BPF_RB_AVAIL_DATA) >
+	    XR_EVQ_BYTES - XR_EVQ_RESERVE)
+		return XR_STAT_DROP_EVQ_FULL;
+	if (!bpf_map_lookup_elem(&xr_mem, &c->domain))
+		return XR_STAT_DROP_NO_MEM;
 	return 0;
 }
 
-/* [pos, pos + len) must lie inside the domain's memory map. */
-XR_INLINE __u8 xr_check_pos(const struct xr_conn *c, __u64 pos, __u64 len)
+/* Path window p's verdict on psn: XR_RXW_NEW, _OLD or _OOW (beyond the
+ * window).  An accepted packet is recorded; a refused one (nak) only has
+ * its place judged and is recorded nowhere, not even in its path's window:
+ * if our NAK is lost, the sender sees a gap, resends, and is refused
+ * again; a later ACK can never make it look delivered. */
+XR_INLINE int xr_rx_path_record(struct xr_rx_path *p, __u32 psn, __u8 nak)
 {
-	struct xr_domain *dom = bpf_map_lookup_elem(&xr_domains, &c->domain);
+	if (!nak)
+		return xr_rxw_accept(p, psn);
+	return xr_seq_diff(psn, p->cack) > XR_SACK_BITS ? XR_RXW_OOW :
+							   XR_RXW_NEW;
+}
 
-	if (!dom || pos > dom->mem_bytes || len > dom->mem_bytes - pos)
-		return XR_NAK_BOUNDS;
+/* Count the packet on its path and, unless refused, record its CSN; note
+ * whether the connection became an active sender (lib/rate_hint.h).  The
+ * caller holds the receive state's lock. */
+XR_INLINE void xr_rx_count(struct xr_rx_state *rx, struct xr_rx_path *p,
+			   __u32 csn, __u32 plen, const struct xr_cfg *cfg,
+			   __u64 now, struct xr_rx_verdict *v)
+{
+	p->rx_pkts++;
+	if (v->ce)
+		p->ce_pkts++;
+	if (!v->nak) {
+		v->cv = xr_csn_accept(rx, csn);
+		if (v->cv == XR_RXW_NEW)
+			p->rx_bytes += plen;
+		else
+			p->dup_pkts++;
+	}
+	rx->last_rx_ns = now;
+	if (cfg->rate_capacity_mbps && rx->act_epoch != now / xr_act_window(cfg)) {
+		rx->act_epoch = now / xr_act_window(cfg);
+		v->new_active = 1;
+	}
+}
+
+/* Windows: record the packet in its path's window and the connection's CSN
+ * window under the connection's lock, and copy what the answer reports
+ * into ai.  A drop reason (beyond a window), or 0 with v's windows set. */
+XR_INLINE __u32 xr_rx_record(struct xr_rx_state *rx,
+			     const struct xr_rx_pkt *pk,
+			     const struct xr_cfg *cfg, __u64 now,
+			     struct xr_rx_verdict *v, struct xr_ack_info *ai)
+{
+	__u8 path = pk->path;
+	struct xr_rx_path *p;
+
+	/* Keep the mask: clang drops it (the caller checked path < 16) and
+	 * 6.1's verifier loses that bound once the value is spilled. */
+	xr_barrier_var(path);
+	p = &rx->path[path & (XR_MAX_PATHS - 1)];
+
+	bpf_spin_lock(&rx->lock);
+	if (!v->nak && xr_seq_diff(pk->csn, rx->csn_next) >= XR_CSN_WIN)
+		goto beyond;
+	xr_rxw_forward(p, pk->base);
+	v->pv = xr_rx_path_record(p, pk->psn, v->nak);
+	if (v->pv == XR_RXW_OOW)
+		goto beyond;
+	xr_rx_count(rx, p, pk->csn, pk->plen, cfg, now, v);
+	xr_ack_info_copy(ai, p, rx);
+	bpf_spin_unlock(&rx->lock);
+	return 0;
+beyond:
+	bpf_spin_unlock(&rx->lock);
+	return XR_STAT_DROP_WINDOW;
+}
+
+/* The drop counter of a NAK reason: a NAKed packet is refused (and
+ * answered), not accepted. */
+XR_INLINE __u32 xr_nak_stat(__u8 reason)
+{
+	switch (reason) {
+	case XR_NAK_BAD_KEY:
+		return XR_STAT_DROP_KEY;
+	case XR_NAK_BOUNDS:
+		return XR_STAT_DROP_BOUNDS;
+	case XR_NAK_ACCESS:
+		return XR_STAT_DROP_ACCESS;
+	case XR_NAK_BAD_OPCODE:
+		return XR_STAT_DROP_OPCODE;
+	case XR_NAK_RNR:
+		return XR_STAT_NAK_RNR;
+	default:
+		return XR_STAT_DROP_LENGTH;
+	}
+}
+
+/* Place: copy the payload (plen bytes) of DATA frame h to position pos of
+ * the domain's memory; 0, or -1 (counted) if that failed. */
+XR_INLINE int xr_rx_place(struct xdp_md *ctx, const struct xr_hdrs *h,
+			  __u32 domain, __u64 pos, __u32 plen)
+{
+	__u32 pkt_off = h->l4_off + sizeof(struct udphdr) +
+			sizeof(struct xr_data_hdr);
+
+	if (xr_place_global(ctx, domain, pos, pkt_off, plen)) {
+		/* Cannot happen for a region inside the domain's memory
+		 * (checked before); counted so it would not go unseen. */
+		xr_count(XR_STAT_DROP_NO_MEM);
+		return -1;
+	}
+	xr_count_n(XR_STAT_RX_BYTES, plen);
 	return 0;
 }
 
-/* [raddr, raddr + len) must lie in a region of the connection's domain and
- * PD, registered with the access right needed; *pos gets its position in
- * the memory map.  No arithmetic can overflow. */
-XR_INLINE __u8 xr_check_mr(const struct xr_conn *c, __u32 rkey, __u64 raddr,
-			   __u64 len, __u32 access, __u64 *pos)
-{
-	struct xr_mr *mr;
-	__u64 off;
-
-	mr = bpf_map_lookup_elem(&xr_mrs, &rkey);
-	if (!mr || mr->rkey != rkey || mr->domain != c->domain || mr->pd != c->pd)
-		return XR_NAK_BAD_KEY;
-	if (!(mr->access & access))
-		return XR_NAK_ACCESS;
-	if (raddr < mr->iova)
-		return XR_NAK_BOUNDS;
-	off = raddr - mr->iova;
-	if (off > mr->len || len > mr->len - off)
-		return XR_NAK_BOUNDS;
-	if (mr->mem_off > ((__u64)1 << 48) || off > ((__u64)1 << 48))
-		return XR_NAK_BOUNDS;
-	*pos = mr->mem_off + off;
-	return xr_check_pos(c, *pos, len);
-}
-
-/* Where a SEND's payload goes: the receive posted for (stream, msn). */
-XR_INLINE __u8 xr_check_send(const struct xr_conn *c, __u32 conn_id,
-			     __u16 stream, __u32 msn, __u32 msg_len,
-			     __u32 msg_off, __u32 plen, __u64 *pos)
-{
-	struct xr_rq_key k = { .conn = conn_id, .stream = stream,
-			       .slot = (__u16)(msn % XR_RQ_SLOTS) };
-	struct xr_rq_ent *r = bpf_map_lookup_elem(&xr_rq, &k);
-
-	if (!r || r->msn != msn)
-		return XR_NAK_RNR;
-	if (msg_len > r->len)
-		return XR_NAK_BAD_LENGTH;
-	if (r->mem_off > ((__u64)1 << 48))
-		return XR_NAK_BOUNDS;
-	*pos = r->mem_off + msg_off;
-	return xr_check_pos(c, *pos, plen);
-}
-
-/* Where a READ_RESP's payload goes: the window its read opened. */
-XR_INLINE __u8 xr_check_read_resp(const struct xr_conn *c, __u32 conn_id,
-				  __u32 read_id, __u32 msg_len, __u32 msg_off,
-				  __u32 plen, __u64 *pos)
-{
-	struct xr_read_key k = { .conn = conn_id, .read_id = read_id };
-	struct xr_read_ent *r = bpf_map_lookup_elem(&xr_reads, &k);
-
-	if (!r)
-		return XR_NAK_BAD_KEY;
-	if (msg_len != r->len)
-		return XR_NAK_BAD_LENGTH;
-	if (r->mem_off > ((__u64)1 << 48))
-		return XR_NAK_BOUNDS;
-	*pos = r->mem_off + msg_off;
-	return xr_check_pos(c, *pos, plen);
-}
-
-/* Add plen placed bytes to message msg_id of connection conn_id; true when
- * that was the message's last byte.  Lock-free: the slot holds
- * msg_id << 32 | bytes and is swapped with cmpxchg. */
+/* Message accounting: add plen placed bytes to message msg_id of
+ * connection conn_id; true when that was the message's last byte.
+ * Lock-free: the slot holds msg_id << 32 | bytes and is swapped with
+ * cmpxchg. */
 XR_INLINE int xr_msg_account(__u32 conn_id, __u32 msg_id, __u32 msg_len,
 			     __u32 plen)
 {
@@ -577,428 +497,277 @@ XR_INLINE int xr_msg_account(__u32 conn_id, __u32 msg_id, __u32 msg_len,
 	return 0;
 }
 
-/* The drop counter of a NAK reason: a NAKed packet is refused (and
- * answered), not accepted. */
-XR_INLINE __u32 xr_nak_stat(__u8 reason)
+/* Hand event e to the library; a full ring loses it (counted). */
+XR_INLINE void xr_evt_send(void *evq, struct xr_evt *e)
 {
-	switch (reason) {
-	case XR_NAK_BAD_KEY:
-		return XR_STAT_DROP_KEY;
-	case XR_NAK_BOUNDS:
-		return XR_STAT_DROP_BOUNDS;
-	case XR_NAK_ACCESS:
-		return XR_STAT_DROP_ACCESS;
-	case XR_NAK_BAD_OPCODE:
-		return XR_STAT_DROP_OPCODE;
-	case XR_NAK_RNR:
-		return XR_STAT_NAK_RNR;
-	default:
-		return XR_STAT_DROP_LENGTH;
+	if (bpf_ringbuf_output(evq, e, sizeof(*e), 0))
+		xr_count(XR_STAT_EVT_LOST);
+}
+
+/* Event: a validated READ_REQ (rr, what it reads lying at pos of our
+ * memory), for the library, which answers it. */
+XR_INLINE void xr_evt_read_req(void *evq, struct xr_evt *e,
+			       const struct xr_rx_pkt *pk,
+			       const struct xr_data_hdr *d, __u64 now,
+			       __u64 pos, const struct xr_read_req *rr)
+{
+	__builtin_memset(e, 0, sizeof(*e));
+	e->type = XR_EVT_READ_REQ;
+	e->path = pk->path;
+	e->conn = pk->conn_id;
+	e->rx_ns = now;
+	e->read.raddr = pk->raddr;
+	e->read.pos = pos;
+	e->read.laddr = bpf_be64_to_cpu(rr->laddr);
+	e->read.len = bpf_ntohl(rr->len);
+	e->read.read_id = bpf_ntohl(rr->read_id);
+	e->read.rkey = pk->rkey;
+	/* stream, ssn, imm: read from the header again where used (the
+	 * frame is not resized before the reply): fewer values to keep
+	 * across the helper calls, a stack 6.1 accepts. */
+	e->read.stream = bpf_ntohs(d->stream);
+	e->read.ssn = bpf_ntohs(d->ssn);
+	xr_evt_send(evq, e);
+}
+
+/* Event: the last byte of d's message landed.  Every completed message is
+ * reported, so the library can deliver the completions it does report in
+ * stream order. */
+XR_INLINE void xr_evt_recv(void *evq, struct xr_evt *e,
+			   const struct xr_rx_pkt *pk,
+			   const struct xr_data_hdr *d, __u64 now)
+{
+	__builtin_memset(e, 0, sizeof(*e));
+	e->type = XR_EVT_RECV;
+	e->path = pk->path;
+	e->conn = pk->conn_id;
+	e->rx_ns = now;
+	e->recv.msg_id = pk->msg_id;
+	e->recv.msg_len = pk->msg_len;
+	e->recv.imm = bpf_ntohl(d->imm);
+	e->recv.stream = bpf_ntohs(d->stream);
+	e->recv.opcode = pk->opcode;
+	e->recv.raddr_end = pk->raddr + (pk->msg_len - pk->msg_off);
+	e->recv.rkey = pk->rkey; /* the union: rkey, msn or read id */
+	e->recv.ssn = bpf_ntohs(d->ssn);
+	xr_evt_send(evq, e);
+}
+
+/* Place, account, tell: a new READ_REQ goes to the library and is answered
+ * at once; new data is placed and counted toward its message, whose RECV
+ * event goes out when its last byte lands.  A duplicate is only counted. */
+XR_INLINE void xr_rx_deliver(struct xdp_md *ctx, const struct xr_hdrs *h,
+			     const struct xr_rx_pkt *pk,
+			     const struct xr_data_hdr *d, void *evq,
+			     const struct xr_conn *c, __u64 pos, __u64 now,
+			     struct xr_scratch *sc, struct xr_rx_verdict *v)
+{
+	if (v->cv != XR_RXW_NEW) {
+		if (!v->nak)
+			xr_count(XR_STAT_RX_DUP);
+		return;
+	}
+	if (pk->opcode == XR_OP_READ_REQ) {
+		xr_evt_read_req(evq, &sc->e, pk, d, now, pos, &sc->rr);
+		xr_count(XR_STAT_MSG_DONE);
+		v->ack_now = 1;
+		return;
+	}
+	if (xr_rx_place(ctx, h, c->domain, pos, pk->plen))
+		return;
+	v->done = xr_msg_account(pk->conn_id, pk->msg_id, pk->msg_len,
+				 pk->plen);
+	if (v->done) {
+		xr_count(XR_STAT_MSG_DONE);
+		xr_evt_recv(evq, &sc->e, pk, d, now);
 	}
 }
 
-
-XR_INLINE int xr_send_ack(struct xdp_md *ctx, int v6, const struct xr_ack_info *ai,
-			  __u32 peer_conn, __u64 tx_token, __u8 flags, __u8 reason,
-			  __u8 path, __u32 psn, __be32 ts, __u32 csn, __u32 hint)
+/* Is an answer due now (PROTOCOL.md 9.1)?  Otherwise a later ACK covers
+ * the packet. */
+XR_INLINE int xr_rx_answer_due(const struct xr_rx_pkt *pk,
+			       const struct xr_rx_verdict *v,
+			       const struct xr_ack_info *ai)
 {
-	struct xr_ack_hdr *a;
-	struct xr_hdrs h;
-	__u32 i;
+	return (pk->flags & XR_DF_AR) || v->ack_now || v->pv == XR_RXW_OLD ||
+	       v->cv == XR_RXW_OLD || xr_ack_gap(ai) || v->ce || v->nak ||
+	       v->done;
+}
 
-	a = xr_reply_begin(ctx, &h, v6, sizeof(*a));
-	if (!a)
+/* Reply: the ACK or NAK of the packet's path, sent back with XDP_TX. */
+XR_INLINE int xr_rx_answer(struct xdp_md *ctx, int v6,
+			   const struct xr_rx_pkt *pk,
+			   const struct xr_ack_info *ai,
+			   const struct xr_rx_verdict *v, __u32 hint)
+{
+	__u8 flags = (v->ce ? XR_AF_ECE : 0) |
+		     (!v->nak && v->cv == XR_RXW_OLD ? XR_AF_DUP : 0);
+
+	if (xr_ack_build(ctx, v6, pk, ai, flags, v->nak, hint))
 		return xr_drop(XR_STAT_TX_ACK_FAIL);
-	a->ver_type = XR_VER_TYPE(reason ? XR_T_NAK : XR_T_ACK);
-	a->flags = flags;
-	a->reason = reason;
-	a->path = path;
-	a->dst_conn = bpf_htonl(peer_conn);
-	a->token = bpf_cpu_to_be64(tx_token);
-	a->cack = bpf_htonl(ai->cack);
-	a->ack_psn = bpf_htonl(psn);
-	a->ts_echo = ts;
-	a->rate_hint = bpf_htonl(hint);
-#pragma clang loop unroll(full)
-	for (i = 0; i < XR_SACK_WORDS; i++)
-		a->sack[i] = bpf_cpu_to_be64(ai->sack[i]);
-	a->ce_pkts = bpf_htonl(ai->ce_pkts);
-	a->rx_pkts = bpf_htonl(ai->rx_pkts);
-	a->csn_cum = bpf_htonl(ai->csn_cum);
-	a->nak_csn = reason ? bpf_htonl(csn) : 0;
-	xr_reply_finish(ctx, &h, sizeof(*a));
-	xr_count(reason ? XR_STAT_TX_NAK : XR_STAT_TX_ACK);
+	xr_count(v->nak ? XR_STAT_TX_NAK : XR_STAT_TX_ACK);
 	return XDP_TX;
 }
 
+/* DATA, in the order of docs/PROTOCOL.md 8.2: parse, authenticate and
+ * checksum, access and bounds, owner and room, windows, place and account
+ * and tell, answer.  A failed step drops the packet unanswered. */
 static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 				 const struct xr_cfg *cfg)
 {
 	void *end = (void *)(long)ctx->data_end;
 	struct xr_data_hdr *d = (void *)(h->udp + 1);
-	__u32 udp_len, plen, conn_id, why = 0, psn, base, csn, msg_id, msg_len;
-	__u32 msg_off, rkey, peer_conn;
-	__u64 raddr, pos = 0, now, tx_token;
-	struct xr_ack_info *ai;
+	struct xr_rx_verdict v = { .cv = XR_RXW_OLD };
+	__u32 udp_len, why = 0, zero = 0;
 	struct xr_scratch *sc;
 	struct xr_rx_state *rx;
-	struct xr_rx_path *p;
+	struct xr_rx_pkt pk;
+	__u64 pos = 0, now;
 	struct xr_conn *c;
-	void *evq, *mem = NULL;
-	int pv, cv = XR_RXW_OLD, v6 = h->v6, done = 0, gap, ce, new_active, dup_peek;
-	__u8 path, flags, opcode, nak = 0, aflags;
-	__u16 stream;
-	struct xr_read_req *rr;
-	__u32 zero = 0;
-	struct xr_evt *e;
-	__be32 ts;
+	void *evq;
 
-	if ((void *)(d + 1) > end)
-		return xr_drop(XR_STAT_DROP_TRUNC);
-	udp_len = xr_udp_len(ctx, h, end, sizeof(*d));
+	udp_len = xr_rx_len(ctx, h, end, sizeof(*d));
 	if (!udp_len)
 		return xr_drop(XR_STAT_DROP_TRUNC);
-	plen = udp_len - sizeof(struct udphdr) - sizeof(*d);
-	if (plen > XR_MAX_PKT_PAYLOAD)
+	pk.plen = udp_len - sizeof(struct udphdr) - sizeof(*d);
+	if (pk.plen > XR_MAX_PKT_PAYLOAD)
 		return xr_drop(XR_STAT_DROP_LENGTH);
-
-	conn_id = bpf_ntohl(d->dst_conn);
-	c = xr_auth(h, end, conn_id, d->token, 0, &why);
+	pk.conn_id = bpf_ntohl(d->dst_conn);
+	c = xr_admit(ctx, h, end, cfg, pk.conn_id, d->token, udp_len, 0, &why);
 	if (!c)
 		return xr_drop(why);
-	if (cfg->flags & XR_CFG_VERIFY_CSUM) {
-		int ok = xr_csum_ok_global(ctx, udp_len);
-
-		if (ok < 0)
-			ok = xr_csum_ok_frags_global(ctx, udp_len);
-		if (!ok)
-			return xr_drop(XR_STAT_DROP_CSUM);
-	}
-
-	path = d->path;
-	if (path >= XR_MAX_PATHS)
+	if (d->path >= XR_MAX_PATHS)
 		return xr_drop(XR_STAT_DROP_LENGTH);
-	flags = d->flags;
-	opcode = d->opcode;
-	psn = bpf_ntohl(d->psn);
-	base = bpf_ntohl(d->psn_base);
-	csn = bpf_ntohl(d->csn);
-	ts = d->ts;
-	raddr = bpf_be64_to_cpu(d->raddr);
-	rkey = bpf_ntohl(d->rkey);
-	msg_id = bpf_ntohl(d->msg_id);
-	msg_len = bpf_ntohl(d->msg_len);
-	msg_off = bpf_ntohl(d->msg_off);
-	stream = bpf_ntohs(d->stream);
-	peer_conn = c->peer_conn;
-	tx_token = c->tx_token;
-
-	rx = bpf_map_lookup_elem(&xr_rx, &conn_id);
+	xr_rx_decode(&pk, d, c);
+	rx = bpf_map_lookup_elem(&xr_rx, &pk.conn_id);
 	if (!rx)
 		return xr_drop(XR_STAT_DROP_NO_CONN);
-	/* A duplicate (its CSN already arrived) is acknowledged as such, never
-	 * judged again: the receive a SEND filled may be consumed by now, and
-	 * refusing the copy would make the sender retry forever.  This peek is
-	 * lock-free; the locked CSN check below stays the authority. */
-	dup_peek = xr_csn_seen(rx, csn);
 	sc = bpf_map_lookup_elem(&xr_scratch, &zero);
 	if (!sc)
 		return xr_drop(XR_STAT_DROP_NO_MEM);
-	e = &sc->e;
-	ai = &sc->ai;
-	rr = &sc->rr;
-	if (dup_peek) {
-		nak = 0;
-	} else if (opcode == XR_OP_READ_REQ) {
-		/* One packet carrying struct xr_read_req: validated here, answered
-		 * by the responder's library (XDP cannot send many packets). */
-		if (plen != sizeof(*rr) || msg_len != sizeof(*rr) || msg_off ||
-		    bpf_xdp_load_bytes(ctx, h->l4_off + sizeof(struct udphdr) +
-					    sizeof(*d), rr, sizeof(*rr)))
-			nak = XR_NAK_BAD_LENGTH;
-		else
-			nak = xr_check_mr(c, rkey, raddr, bpf_ntohl(rr->len),
-					  XR_ACCESS_REMOTE_READ, &pos);
-	} else {
-		nak = xr_check_seg(plen, msg_len, msg_off);
-		if (nak)
-			goto checked;
-		switch (opcode) {
-		case XR_OP_WRITE:
-		case XR_OP_WRITE_IMM:
-			nak = xr_check_mr(c, rkey, raddr, plen,
-					  XR_ACCESS_REMOTE_WRITE, &pos);
-			break;
-		case XR_OP_SEND:
-		case XR_OP_SEND_IMM:
-			nak = xr_check_send(c, conn_id, stream, rkey, msg_len,
-					    msg_off, plen, &pos);
-			break;
-		case XR_OP_READ_RESP:
-			nak = xr_check_read_resp(c, conn_id, rkey, msg_len, msg_off,
-						 plen, &pos);
-			break;
-		default:
-			nak = XR_NAK_BAD_OPCODE;
-			break;
-		}
-	}
-checked:
-
+	/* A duplicate (its CSN already arrived) is acknowledged as such, never
+	 * judged again: the receive a SEND filled may be consumed by now, and
+	 * refusing the copy would make the sender retry forever.  This peek is
+	 * lock-free; the CSN window under the lock stays the authority. */
+	if (!xr_csn_seen(rx, pk.csn))
+		v.nak = xr_check_access(ctx, h->l4_off + sizeof(struct udphdr) +
+					sizeof(*d), &pk, c, &sc->rr, &pos);
 	now = bpf_ktime_get_ns();
-	if (!xr_domain_alive(ctx, h, end, c->domain, now))
-		return xr_drop(XR_STAT_DROP_DEAD);
-	evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
-	if (!evq)
-		return xr_drop(XR_STAT_DROP_NO_MEM);
-	if (!nak) {
-		/* Backpressure: refuse (unacknowledged, so retransmitted later)
-		 * rather than risk losing a completion to a full ring. */
-		if (bpf_ringbuf_query(evq, BPF_RB_AVAIL_DATA) >
-		    XR_EVQ_BYTES - XR_EVQ_RESERVE)
-			return xr_drop(XR_STAT_DROP_EVQ_FULL);
-		mem = bpf_map_lookup_elem(&xr_mem, &c->domain);
-		if (!mem)
-			return xr_drop(XR_STAT_DROP_NO_MEM);
-	}
-
-	ce = h->ecn == XR_ECN_CE;
-	/* Keep the mask: clang drops it (it knows path < 16) and 6.1's
-	 * verifier loses that bound once the value is spilled. */
-	xr_barrier_var(path);
-	p = &rx->path[path & (XR_MAX_PATHS - 1)];
-
-	bpf_spin_lock(&rx->lock);
-	if (!nak && xr_seq_diff(csn, rx->csn_next) >= XR_CSN_WIN) {
-		bpf_spin_unlock(&rx->lock);
-		return xr_drop(XR_STAT_DROP_WINDOW);
-	}
-	xr_rxw_forward(p, base);
-	/* A rejected packet is recorded nowhere, not even in its path's
-	 * window: if our NAK is lost, the sender sees a gap, resends, and is
-	 * rejected again; a later ACK can never make it look delivered. */
-	if (nak)
-		pv = xr_seq_diff(psn, p->cack) > XR_SACK_BITS ? XR_RXW_OOW :
-								 XR_RXW_NEW;
-	else
-		pv = xr_rxw_accept(p, psn);
-	if (pv == XR_RXW_OOW) {
-		bpf_spin_unlock(&rx->lock);
-		return xr_drop(XR_STAT_DROP_WINDOW);
-	}
-	p->rx_pkts++;
-	if (ce)
-		p->ce_pkts++;
-	if (!nak) {
-		cv = xr_csn_accept(rx, csn);
-		if (cv == XR_RXW_NEW)
-			p->rx_bytes += plen;
-		else
-			p->dup_pkts++;
-	}
-	rx->last_rx_ns = now;
-	new_active = 0;
-	if (cfg->rate_capacity_mbps && rx->act_epoch != now / xr_act_window(cfg)) {
-		rx->act_epoch = now / xr_act_window(cfg);
-		new_active = 1;
-	}
-	ai->cack = p->cack;
-	ai->ce_pkts = p->ce_pkts;
-	ai->rx_pkts = p->rx_pkts;
-	ai->csn_cum = rx->csn_next;
-	ai->sack[0] = p->sack[0];
-	ai->sack[1] = p->sack[1];
-	ai->sack[2] = p->sack[2];
-	ai->sack[3] = p->sack[3];
-	bpf_spin_unlock(&rx->lock);
-
-	xr_count(nak ? xr_nak_stat(nak) : XR_STAT_RX_DATA);
-	if (new_active)
+	why = xr_rx_room(ctx, h, end, c, v.nak, now, &evq);
+	if (why)
+		return xr_drop(why);
+	v.ce = h->ecn == XR_ECN_CE;
+	why = xr_rx_record(rx, &pk, cfg, now, &v, &sc->ai);
+	if (why)
+		return xr_drop(why);
+	xr_count(v.nak ? xr_nak_stat(v.nak) : XR_STAT_RX_DATA);
+	if (v.new_active)
 		xr_act_count(now / xr_act_window(cfg));
-	if (cv == XR_RXW_NEW && opcode == XR_OP_READ_REQ) {
-		__builtin_memset(e, 0, sizeof(*e));
-		e->type = XR_EVT_READ_REQ;
-		e->path = path;
-		e->conn = conn_id;
-		e->rx_ns = now;
-		e->read.raddr = raddr;
-		e->read.pos = pos;
-		e->read.laddr = bpf_be64_to_cpu(rr->laddr);
-		e->read.len = bpf_ntohl(rr->len);
-		e->read.read_id = bpf_ntohl(rr->read_id);
-		e->read.rkey = rkey;
-		/* stream, ssn, imm: read from the header again where used (the
-		 * frame is not resized before the reply): fewer values to keep
-		 * across the helper calls, a stack 6.1 accepts. */
-		e->read.stream = bpf_ntohs(d->stream);
-		e->read.ssn = bpf_ntohs(d->ssn);
-		if (bpf_ringbuf_output(evq, e, sizeof(*e), 0))
-			xr_count(XR_STAT_EVT_LOST);
-		xr_count(XR_STAT_MSG_DONE);
-		flags |= XR_DF_AR; /* acknowledge at once */
-	} else if (cv == XR_RXW_NEW) {
-		__u32 pkt_off = h->l4_off + sizeof(struct udphdr) + sizeof(*d);
-
-		if (xr_place_global(ctx, c->domain, pos, pkt_off, plen)) {
-			/* Cannot happen for a region inside the domain's memory
-			 * (checked above); counted so it would not go unseen. */
-			xr_count(XR_STAT_DROP_NO_MEM);
-		} else {
-			xr_count_n(XR_STAT_RX_BYTES, plen);
-			done = xr_msg_account(conn_id, msg_id, msg_len, plen);
-		}
-	} else if (!nak) {
-		xr_count(XR_STAT_RX_DUP);
-	}
-
-	if (done) {
-		/* Every completed message is reported, so the library can deliver
-		 * the completions it does report in stream order. */
-		xr_count(XR_STAT_MSG_DONE);
-		{
-			__builtin_memset(e, 0, sizeof(*e));
-			e->type = XR_EVT_RECV;
-			e->path = path;
-			e->conn = conn_id;
-			e->rx_ns = now;
-			e->recv.msg_id = msg_id;
-			e->recv.msg_len = msg_len;
-			e->recv.imm = bpf_ntohl(d->imm);
-			e->recv.stream = bpf_ntohs(d->stream);
-			e->recv.opcode = opcode;
-			e->recv.raddr_end = raddr + (msg_len - msg_off);
-			e->recv.rkey = rkey;
-			e->recv.ssn = bpf_ntohs(d->ssn);
-			if (bpf_ringbuf_output(evq, e, sizeof(*e), 0))
-				xr_count(XR_STAT_EVT_LOST);
-		}
-	}
-
-	gap = (ai->sack[0] | ai->sack[1] | ai->sack[2] | ai->sack[3]) != 0;
-	if (!((flags & XR_DF_AR) || pv == XR_RXW_OLD || cv == XR_RXW_OLD || gap ||
-	      ce || nak || done))
+	xr_rx_deliver(ctx, h, &pk, d, evq, c, pos, now, sc, &v);
+	if (!xr_rx_answer_due(&pk, &v, &sc->ai))
 		return XDP_DROP; /* consumed; a later ACK covers it */
-
-	aflags = (ce ? XR_AF_ECE : 0) | (!nak && cv == XR_RXW_OLD ? XR_AF_DUP : 0);
-	return xr_send_ack(ctx, v6, ai, peer_conn, tx_token, aflags, nak, path,
-			   psn, ts, csn, xr_rate_hint(cfg, now));
+	return xr_rx_answer(ctx, h->v6, &pk, &sc->ai, &v,
+			    xr_rate_hint(cfg, now));
 }
 
+/* ---- ACK, NAK --------------------------------------------------------- */
+
+/* The library's record of ACK or NAK a (host order). */
+XR_INLINE void xr_evt_ack(struct xr_evt *e, const struct xr_ack_hdr *a,
+			  __u32 conn_id)
+{
+	__u32 i;
+
+	e->type = XR_HDR_TYPE(a->ver_type) == XR_T_NAK ? XR_EVT_NAK : XR_EVT_ACK;
+	e->path = a->path;
+	e->flags = a->flags;
+	e->conn = conn_id;
+	e->rx_ns = bpf_ktime_get_ns();
+	e->ack.cack = bpf_ntohl(a->cack);
+	e->ack.ack_psn = bpf_ntohl(a->ack_psn);
+	e->ack.ts_echo = bpf_ntohl(a->ts_echo);
+	e->ack.rate_hint = bpf_ntohl(a->rate_hint);
+#pragma clang loop unroll(full)
+	for (i = 0; i < XR_SACK_WORDS; i++)
+		e->ack.sack[i] = bpf_be64_to_cpu(a->sack[i]);
+	e->ack.ce_pkts = bpf_ntohl(a->ce_pkts);
+	e->ack.rx_pkts = bpf_ntohl(a->rx_pkts);
+	e->ack.csn_cum = bpf_ntohl(a->csn_cum);
+	e->ack.nak_csn = bpf_ntohl(a->nak_csn);
+	e->ack.reason = a->reason;
+}
+
+/* ACK or NAK for one of our paths: parse, authenticate and checksum, then
+ * a record to the library.  A reply for no connection of ours is passed. */
 static __noinline int xr_rx_ack(struct xdp_md *ctx, struct xr_hdrs *h,
 				const struct xr_cfg *cfg)
 {
 	void *end = (void *)(long)ctx->data_end;
 	struct xr_ack_hdr *a = (void *)(h->udp + 1);
 	struct xr_evt e = {};
-	__u32 udp_len, conn_id, why = 0, i;
+	__u32 udp_len, conn_id, why = 0;
 	struct xr_conn *c;
 	void *evq;
 
-	if ((void *)(a + 1) > end)
-		return xr_drop(XR_STAT_DROP_TRUNC);
-	udp_len = xr_udp_len(ctx, h, end, sizeof(*a));
+	udp_len = xr_rx_len(ctx, h, end, sizeof(*a));
 	if (!udp_len)
 		return xr_drop(XR_STAT_DROP_TRUNC);
 	conn_id = bpf_ntohl(a->dst_conn);
-	c = xr_auth(h, end, conn_id, a->token, 1, &why);
+	c = xr_admit(ctx, h, end, cfg, conn_id, a->token, udp_len, 1, &why);
 	if (why == XR_STAT_DROP_NO_CONN)
 		return xr_pass();
 	if (!c)
 		return xr_drop(why);
-	if (cfg->flags & XR_CFG_VERIFY_CSUM) {
-		int ok = xr_csum_ok_global(ctx, udp_len);
-
-		if (ok < 0)
-			ok = xr_csum_ok_frags_global(ctx, udp_len);
-		if (!ok)
-			return xr_drop(XR_STAT_DROP_CSUM);
-	}
 	evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
 	if (!evq)
 		return xr_drop(XR_STAT_DROP_NO_MEM);
-
-	e.type = XR_HDR_TYPE(a->ver_type) == XR_T_NAK ? XR_EVT_NAK : XR_EVT_ACK;
-	e.path = a->path;
-	e.flags = a->flags;
-	e.conn = conn_id;
-	e.rx_ns = bpf_ktime_get_ns();
-	e.ack.cack = bpf_ntohl(a->cack);
-	e.ack.ack_psn = bpf_ntohl(a->ack_psn);
-	e.ack.ts_echo = bpf_ntohl(a->ts_echo);
-	e.ack.rate_hint = bpf_ntohl(a->rate_hint);
-#pragma clang loop unroll(full)
-	for (i = 0; i < XR_SACK_WORDS; i++)
-		e.ack.sack[i] = bpf_be64_to_cpu(a->sack[i]);
-	e.ack.ce_pkts = bpf_ntohl(a->ce_pkts);
-	e.ack.rx_pkts = bpf_ntohl(a->rx_pkts);
-	e.ack.csn_cum = bpf_ntohl(a->csn_cum);
-	e.ack.nak_csn = bpf_ntohl(a->nak_csn);
-	e.ack.reason = a->reason;
+	xr_evt_ack(&e, a, conn_id);
 	if (bpf_ringbuf_output(evq, &e, sizeof(e), 0))
 		return xr_drop(XR_STAT_DROP_ACK_LOST);
 	xr_count(e.type == XR_EVT_NAK ? XR_STAT_RX_NAK : XR_STAT_RX_ACK);
 	return XDP_DROP;
 }
 
-static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
-				  const struct xr_cfg *cfg, int reply)
+/* ---- PROBE, PROBE_REPLY ----------------------------------------------- */
+
+/* A probe reply for connection c: a record to the library. */
+XR_INLINE int xr_probe_reply_event(const struct xr_conn *c,
+				   const struct xr_probe_hdr *pr,
+				   __u32 conn_id)
 {
-	void *end = (void *)(long)ctx->data_end;
-	struct xr_probe_hdr *pr = (void *)(h->udp + 1);
-	__u32 udp_len, conn_id, why = 0, seq, peer_conn;
+	struct xr_evt e = {};
+	void *evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
+
+	if (!evq)
+		return xr_drop(XR_STAT_DROP_NO_MEM);
+	e.type = XR_EVT_PROBE_REPLY;
+	e.path = pr->path;
+	e.conn = conn_id;
+	e.rx_ns = bpf_ktime_get_ns();
+	e.probe.seq = bpf_ntohl(pr->seq);
+	e.probe.ts = bpf_ntohl(pr->ts);
+	e.probe.rate_hint = bpf_ntohl(pr->rate_hint);
+	if (bpf_ringbuf_output(evq, &e, sizeof(e), 0))
+		return xr_drop(XR_STAT_DROP_ACK_LOST);
+	xr_count(XR_STAT_RX_ACK);
+	return XDP_DROP;
+}
+
+/* Answer probe pr in place: the reply echoes its path, sequence number and
+ * timestamp, goes to the prober's connection and carries our rate hint. */
+XR_INLINE int xr_probe_answer(struct xdp_md *ctx, int v6,
+			      struct xr_probe_hdr *pr,
+			      const struct xr_conn *c,
+			      const struct xr_cfg *cfg)
+{
+	/* Read before the frame is rewritten: the reply overlays pr. */
+	__u32 peer_conn = c->peer_conn, seq = bpf_ntohl(pr->seq);
+	__u64 tx_token = c->tx_token;
+	__be32 ts = pr->ts;
+	__u8 path = pr->path;
 	struct xr_hdrs rh;
-	struct xr_conn *c;
-	__u64 tx_token;
-	__be32 ts;
-	__u8 path;
 
-	if ((void *)(pr + 1) > end)
-		return xr_drop(XR_STAT_DROP_TRUNC);
-	udp_len = xr_udp_len(ctx, h, end, sizeof(*pr));
-	if (!udp_len)
-		return xr_drop(XR_STAT_DROP_TRUNC);
-	conn_id = bpf_ntohl(pr->dst_conn);
-	c = xr_auth(h, end, conn_id, pr->token, reply, &why);
-	if (reply && why == XR_STAT_DROP_NO_CONN)
-		return xr_pass();
-	if (!c)
-		return xr_drop(why);
-	if (cfg->flags & XR_CFG_VERIFY_CSUM) {
-		int ok = xr_csum_ok_global(ctx, udp_len);
-
-		if (ok < 0)
-			ok = xr_csum_ok_frags_global(ctx, udp_len);
-		if (!ok)
-			return xr_drop(XR_STAT_DROP_CSUM);
-	}
-	seq = bpf_ntohl(pr->seq);
-	ts = pr->ts;
-	path = pr->path;
-
-	if (reply) {
-		struct xr_evt e = {};
-		void *evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
-
-		if (!evq)
-			return xr_drop(XR_STAT_DROP_NO_MEM);
-		e.type = XR_EVT_PROBE_REPLY;
-		e.path = path;
-		e.conn = conn_id;
-		e.rx_ns = bpf_ktime_get_ns();
-		e.probe.seq = seq;
-		e.probe.ts = bpf_ntohl(ts);
-		e.probe.rate_hint = bpf_ntohl(pr->rate_hint);
-		if (bpf_ringbuf_output(evq, &e, sizeof(e), 0))
-			return xr_drop(XR_STAT_DROP_ACK_LOST);
-		xr_count(XR_STAT_RX_ACK);
-		return XDP_DROP;
-	}
-
-	if (!xr_domain_alive(ctx, h, end, c->domain, bpf_ktime_get_ns()))
-		return xr_drop(XR_STAT_DROP_DEAD);
-	peer_conn = c->peer_conn;
-	tx_token = c->tx_token;
-	pr = xr_reply_begin(ctx, &rh, h->v6, sizeof(*pr));
+	pr = xr_reply_begin(ctx, &rh, v6, sizeof(*pr));
 	if (!pr)
 		return xr_drop(XR_STAT_TX_ACK_FAIL);
 	pr->ver_type = XR_VER_TYPE(XR_T_PROBE_REPLY);
@@ -1016,9 +785,40 @@ static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
 	return XDP_TX;
 }
 
+/* PROBE (reply = 0) or PROBE_REPLY (reply = 1): parse, authenticate and
+ * checksum; a probe is answered when its domain's owner is alive, a reply
+ * becomes a record for the library. */
+static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
+				  const struct xr_cfg *cfg, int reply)
+{
+	void *end = (void *)(long)ctx->data_end;
+	struct xr_probe_hdr *pr = (void *)(h->udp + 1);
+	__u32 udp_len, conn_id, why = 0;
+	struct xr_conn *c;
+
+	udp_len = xr_rx_len(ctx, h, end, sizeof(*pr));
+	if (!udp_len)
+		return xr_drop(XR_STAT_DROP_TRUNC);
+	conn_id = bpf_ntohl(pr->dst_conn);
+	c = xr_admit(ctx, h, end, cfg, conn_id, pr->token, udp_len, reply,
+		     &why);
+	if (reply && why == XR_STAT_DROP_NO_CONN)
+		return xr_pass();
+	if (!c)
+		return xr_drop(why);
+	if (reply)
+		return xr_probe_reply_event(c, pr, conn_id);
+	if (!xr_domain_alive(ctx, h, end, c->domain, bpf_ktime_get_ns()))
+		return xr_drop(XR_STAT_DROP_DEAD);
+	return xr_probe_answer(ctx, h->v6, pr, c, cfg);
+}
+
+/* ---- frames built from the transmit ring ------------------------------ */
+
 /* A test run of this program by a library that transmits with it
- * (txrun.h): the trigger names a ring and carries its secret; the next
- * descriptor becomes the frame, sent back out of the interface. */
+ * (include/contract/txring.h): the trigger names a ring and carries its
+ * secret; the next descriptor becomes the frame, sent back out of the
+ * interface. */
 static __noinline int xr_tx_build(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
@@ -1052,13 +852,67 @@ static __noinline int xr_tx_build(struct xdp_md *ctx)
 	c->tail = tail + 1;
 	slot = (__u32)tail & (XR_TXR_RING - 1);
 	d = bpf_map_lookup_elem(ring, &slot);
-	if (!d || xr_txb_build(ctx, d, mem)) {
+	if (!d || xr_txring_build(ctx, d, mem)) {
 		c->bad++;
 		return xr_drop(XR_STAT_DROP_TXR);
 	}
 	c->sent++;
 	xr_count(XR_STAT_TX_BUILT);
 	return XDP_TX;
+}
+
+/* ---- dispatch --------------------------------------------------------- */
+
+/* Is the frame (not IP/UDP) a transmit trigger (txring.h)? */
+XR_INLINE int xr_is_tx_trigger(void *data, void *end)
+{
+	struct ethhdr *eth = data;
+
+	return (void *)(eth + 1) <= end &&
+	       eth->h_proto == bpf_htons(XR_TXR_ETHERTYPE);
+}
+
+/* To our data port: data and probes.  The port belongs to xroce: nothing
+ * addressed to it is passed. */
+XR_INLINE int xr_to_data_port(struct xdp_md *ctx, struct xr_hdrs *h,
+			      const struct xr_cfg *cfg, void *end)
+{
+	__u8 *x = (void *)(h->udp + 1);
+
+	if ((void *)(x + 1) > end)
+		return xr_drop(XR_STAT_DROP_TRUNC);
+	if (XR_HDR_VERSION(*x) != XR_VERSION)
+		return xr_drop(XR_STAT_DROP_VERSION);
+	switch (XR_HDR_TYPE(*x)) {
+	case XR_T_DATA:
+		return xr_rx_data(ctx, h, cfg);
+	case XR_T_PROBE:
+		return xr_rx_probe(ctx, h, cfg, 0);
+	default:
+		return xr_drop(XR_STAT_DROP_VERSION);
+	}
+}
+
+/* From a peer's data port to one of our entropy ports: replies.  Only what
+ * looks like an xroce reply is examined; anything else, and replies for no
+ * connection of ours, pass untouched (another application may use that
+ * port pair). */
+XR_INLINE int xr_from_data_port(struct xdp_md *ctx, struct xr_hdrs *h,
+				const struct xr_cfg *cfg, void *end)
+{
+	__u8 *x = (void *)(h->udp + 1);
+
+	if ((void *)(x + 1) > end || XR_HDR_VERSION(*x) != XR_VERSION)
+		return xr_pass();
+	switch (XR_HDR_TYPE(*x)) {
+	case XR_T_ACK:
+	case XR_T_NAK:
+		return xr_rx_ack(ctx, h, cfg);
+	case XR_T_PROBE_REPLY:
+		return xr_rx_probe(ctx, h, cfg, 1);
+	default:
+		return xr_pass();
+	}
 }
 
 /* xdp.frags: jumbo frames (MTU 9000 on veth, multi-buffer drivers) arrive
@@ -1072,53 +926,15 @@ int xroce_xdp(struct xdp_md *ctx)
 	struct xr_hdrs h;
 	struct xr_cfg *cfg;
 	__u32 zero = 0;
-	__u8 *x;
 
-	if (xr_parse(data, end, &h) != XR_PARSE_OK || !h.udp) {
-		struct ethhdr *eth = data;
-
-		if ((void *)(eth + 1) <= end &&
-		    eth->h_proto == bpf_htons(XR_TXR_ETHERTYPE))
-			return xr_tx_build(ctx);
-		goto pass;
-	}
+	if (xr_parse(data, end, &h) != XR_PARSE_OK || !h.udp)
+		return xr_is_tx_trigger(data, end) ? xr_tx_build(ctx) : xr_pass();
 	cfg = bpf_map_lookup_elem(&xr_cfg, &zero);
 	if (!cfg || !cfg->udp_port)
-		goto pass;
-	x = (void *)(h.udp + 1);
-	if (h.udp->dest == bpf_htons(cfg->udp_port)) {
-		/* To our data port: data and probes. */
-		if ((void *)(x + 1) > end)
-			return xr_drop(XR_STAT_DROP_TRUNC);
-		if (XR_HDR_VERSION(*x) != XR_VERSION)
-			return xr_drop(XR_STAT_DROP_VERSION);
-		switch (XR_HDR_TYPE(*x)) {
-		case XR_T_DATA:
-			return xr_rx_data(ctx, &h, cfg);
-		case XR_T_PROBE:
-			return xr_rx_probe(ctx, &h, cfg, 0);
-		default:
-			return xr_drop(XR_STAT_DROP_VERSION);
-		}
-	}
-	if (h.udp->source == bpf_htons(cfg->udp_port)) {
-		/* From a peer's data port to one of our entropy ports: replies.
-		 * Only what looks like an xroce reply is examined; anything
-		 * else, and replies for no connection of ours, pass untouched
-		 * (another application may use that port pair). */
-		if ((void *)(x + 1) > end || XR_HDR_VERSION(*x) != XR_VERSION)
-			goto pass;
-		switch (XR_HDR_TYPE(*x)) {
-		case XR_T_ACK:
-		case XR_T_NAK:
-			return xr_rx_ack(ctx, &h, cfg);
-		case XR_T_PROBE_REPLY:
-			return xr_rx_probe(ctx, &h, cfg, 1);
-		default:
-			goto pass;
-		}
-	}
-pass:
-	xr_count(XR_STAT_PASS);
-	return XDP_PASS;
+		return xr_pass();
+	if (h.udp->dest == bpf_htons(cfg->udp_port))
+		return xr_to_data_port(ctx, &h, cfg, end);
+	if (h.udp->source == bpf_htons(cfg->udp_port))
+		return xr_from_data_port(ctx, &h, cfg, end);
+	return xr_pass();
 }

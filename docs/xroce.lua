@@ -9,7 +9,7 @@
 --   DATA         64-byte header + payload      data port (default 4793)
 --   ACK / NAK    80 bytes                      data port -> sender's port
 --   PROBE/REPLY  32 bytes                      data port
---   CTRL         192 bytes                     control port (default 4794)
+--   CTRL         256 bytes                     control port (default 4794)
 --
 -- Use:
 --   wireshark -X lua_script:docs/xroce.lua capture.pcap
@@ -36,7 +36,7 @@ local xr = Proto("xroce", "xroce transport")
 -- Constants from include/contract/wire.h -------------------------------------
 local XR_VERSION = 1
 local T_DATA, T_ACK, T_NAK, T_CTRL, T_PROBE, T_PROBE_REPLY = 1, 2, 3, 4, 5, 6
-local DATA_LEN, ACK_LEN, PROBE_LEN, CTRL_LEN = 64, 80, 32, 192
+local DATA_LEN, ACK_LEN, PROBE_LEN, CTRL_LEN = 64, 80, 32, 256
 local SACK_WORDS = 4
 local CTRL_MAX_PLANES, CTRL_PRIV_MAX = 4, 60
 local TWO32 = 4294967296
@@ -55,7 +55,7 @@ local NAK_NAMES = {
 }
 local CTRL_NAMES = {
 	[1] = "CONNECT", [2] = "ACCEPT", [3] = "REJECT", [4] = "CLOSE",
-	[5] = "CLOSE_ACK",
+	[5] = "CLOSE_ACK", [6] = "COOKIE",
 }
 -- REJECT status: a positive Linux errno.
 local ERRNO_NAMES = {
@@ -152,6 +152,9 @@ local F = {
 	c_priv_len = ProtoField.uint8("xroce.ctrl.priv_len", "Private data length", base.DEC),
 	c_rsvd = ProtoField.bytes("xroce.ctrl.rsvd", "Reserved"),
 	c_priv = ProtoField.bytes("xroce.ctrl.priv", "Private data"),
+	c_cookie = ProtoField.bytes("xroce.ctrl.cookie", "Cookie"),
+	c_nonce2 = ProtoField.uint64("xroce.ctrl.nonce2", "Listener nonce", base.HEX),
+	c_mac = ProtoField.bytes("xroce.ctrl.mac", "MAC (HMAC-SHA-512/256)"),
 
 	trailer = ProtoField.bytes("xroce.trailer", "Trailing bytes"),
 }
@@ -513,6 +516,10 @@ local function dissect_ctrl(tvb, pinfo, tree)
 		plen = CTRL_PRIV_MAX
 	end
 	if plen > 0 then tree:add(F.c_priv, tvb(132, plen)) end
+	tree:add(F.c_cookie, tvb(192, 16))
+	tree:add(F.c_nonce2, tvb(208, 8))
+	tree:add(F.c_rsvd, tvb(216, 8))
+	tree:add(F.c_mac, tvb(224, 32))
 	check_exact(tree, tvb, CTRL_LEN, "CTRL")
 
 	if not CTRL_NAMES[op] then
@@ -605,7 +612,7 @@ local function looks_like_xroce(tvb)
 		local plen = rlen - DATA_LEN
 		return tvb(52, 4):uint() + plen <= tvb(48, 4):uint()
 	elseif t == T_CTRL then
-		if rlen ~= CTRL_LEN or len < CTRL_LEN or flags < 1 or flags > 5 then
+		if rlen ~= CTRL_LEN or len < CTRL_LEN or flags < 1 or flags > 6 then
 			return false
 		end
 		local fam, np = tvb(55, 1):uint(), tvb(54, 1):uint()

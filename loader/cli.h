@@ -16,6 +16,9 @@
 /* Returned by a command's option parser when the command should go on
  * (any other value is the exit status to return at once). */
 #define XR_CONTINUE (-1)
+/* Returned by a helper that parses some of a command's options when the
+ * option given is not one of them. */
+#define XR_NOT_MINE (-2)
 
 /* Route libbpf's messages: all of them to stderr if verbose, otherwise
  * none, except that the last "Kernel error message" is remembered. */

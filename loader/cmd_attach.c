@@ -79,9 +79,67 @@ static void usage(FILE *f)
 		(unsigned int)XR_DEFAULT_MAX_CONNS);
 }
 
+enum { OPT_NO_CSUM = 256, OPT_CSUM, OPT_SEPARATE, OPT_RATE, OPT_ACTIVE };
+
+/* --mode M: 0 (auto), XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE. */
+static int parse_mode(const char *arg, uint32_t *mode)
+{
+	if (!strcmp(arg, "auto"))
+		*mode = 0;
+	else if (!strcmp(arg, "native") || !strcmp(arg, "drv"))
+		*mode = XDP_FLAGS_DRV_MODE;
+	else if (!strcmp(arg, "generic") || !strcmp(arg, "skb"))
+		*mode = XDP_FLAGS_SKB_MODE;
+	else
+		return xr_usage_err(CMD, "--mode must be auto, native or generic, not '%s'",
+				    arg);
+	return XR_CONTINUE;
+}
+
+/* Apply option c with value arg: XR_CONTINUE, an exit status, or
+ * XR_NOT_MINE. */
+static int parse_opt(int c, const char *arg, struct attach_opts *o)
+{
+	uint32_t v;
+
+	switch (c) {
+	case 'm':
+		return parse_mode(arg, &o->mode);
+	case 'p':
+		if (xr_parse_u32(arg, 1, 65535, &o->port))
+			return xr_usage_err(CMD, "--port must be 1..65535, not '%s'", arg);
+		return XR_CONTINUE;
+	case OPT_NO_CSUM:
+	case OPT_CSUM:
+		o->csum = c == OPT_CSUM;
+		return XR_CONTINUE;
+	case 'c':
+		if (xr_parse_u32(arg, 1, MAX_CONNS_LIMIT, &o->max_conns))
+			return xr_usage_err(CMD, "--max-conns must be 1..%u, not '%s'",
+					    MAX_CONNS_LIMIT, arg);
+		return XR_CONTINUE;
+	case OPT_SEPARATE:
+		o->separate = true;
+		return XR_CONTINUE;
+	case OPT_RATE:
+		if (xr_parse_u32(arg, 0, 10000000, &v))
+			return xr_usage_err(CMD, "--rate-capacity is Mbit/s, 0..10000000");
+		o->rate_mbps = v;
+		return XR_CONTINUE;
+	case OPT_ACTIVE:
+		if (xr_parse_u32(arg, 1, 10000000, &v))
+			return xr_usage_err(CMD, "--active-window is microseconds");
+		o->active_us = v;
+		return XR_CONTINUE;
+	case 'f':
+		o->force = true;
+		return XR_CONTINUE;
+	}
+	return XR_NOT_MINE;
+}
+
 static int parse(int argc, char **argv, struct attach_opts *o)
 {
-	enum { OPT_NO_CSUM = 256, OPT_CSUM, OPT_SEPARATE, OPT_RATE, OPT_ACTIVE };
 	static const struct option lopts[] = {
 		{ "mode", required_argument, NULL, 'm' },
 		{ "port", required_argument, NULL, 'p' },
@@ -95,67 +153,22 @@ static int parse(int argc, char **argv, struct attach_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, rc;
 
 	memset(o, 0, sizeof(*o));
 	o->csum = -1;
 	o->rate_mbps = -1;
 	o->active_us = -1;
 	while ((c = getopt_long(argc, argv, ":m:p:c:fh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			if (!strcmp(optarg, "auto"))
-				o->mode = 0;
-			else if (!strcmp(optarg, "native") || !strcmp(optarg, "drv"))
-				o->mode = XDP_FLAGS_DRV_MODE;
-			else if (!strcmp(optarg, "generic") || !strcmp(optarg, "skb"))
-				o->mode = XDP_FLAGS_SKB_MODE;
-			else
-				return xr_usage_err(CMD, "--mode must be auto, native or generic, not '%s'",
-						    optarg);
-			break;
-		case 'p':
-			if (xr_parse_u32(optarg, 1, 65535, &o->port))
-				return xr_usage_err(CMD, "--port must be 1..65535, not '%s'",
-						    optarg);
-			break;
-		case OPT_NO_CSUM:
-		case OPT_CSUM:
-			o->csum = c == OPT_CSUM;
-			break;
-		case 'c':
-			if (xr_parse_u32(optarg, 1, MAX_CONNS_LIMIT, &o->max_conns))
-				return xr_usage_err(CMD, "--max-conns must be 1..%u, not '%s'",
-						    MAX_CONNS_LIMIT, optarg);
-			break;
-		case OPT_SEPARATE:
-			o->separate = true;
-			break;
-		case OPT_RATE: {
-			uint32_t v;
-
-			if (xr_parse_u32(optarg, 0, 10000000, &v))
-				return xr_usage_err(CMD, "--rate-capacity is Mbit/s, 0..10000000");
-			o->rate_mbps = v;
-			break;
-		}
-		case OPT_ACTIVE: {
-			uint32_t v;
-
-			if (xr_parse_u32(optarg, 1, 10000000, &v))
-				return xr_usage_err(CMD, "--active-window is microseconds");
-			o->active_us = v;
-			break;
-		}
-		case 'f':
-			o->force = true;
-			break;
-		case 'h':
+		if (c == 'h') {
 			usage(stdout);
 			return XR_EXIT_OK;
-		default:
-			return xr_opt_err(CMD, c, argv);
 		}
+		rc = parse_opt(c, optarg, o);
+		if (rc == XR_NOT_MINE)
+			return xr_opt_err(CMD, c, argv);
+		if (rc != XR_CONTINUE)
+			return rc;
 	}
 	if (optind >= argc)
 		return xr_usage_err(CMD, "which interface?");
@@ -371,15 +384,113 @@ static int attach_prog(const struct attach_opts *o, int ifindex, int prog_fd,
 	return xr_xdp_attach(ifindex, prog_fd, *mode, cur);
 }
 
+/* The program IF gets: the one another plane runs, or a new object. */
+struct attach_plan {
+	uint32_t prog_id;
+	int prog_fd;
+	struct xroce *skel;      /* the new object, or NULL */
+	struct xr_ifxdp plane;   /* the plane shared, when have_plane */
+	bool have_plane;
+	bool changed;            /* the shared program's config changes */
+	char cfgs[256];          /* its config, in words */
+	char before[256];        /* and before the change */
+	char shared[128];        /* " (shared with IF: ...)" or "" */
+};
+
+/* Share the program of p->plane: check the options against it now, write
+ * them once IF is attached, so a failed attach leaves the other planes as
+ * they were.  0, or -1 after a message. */
+static int share_plane(const struct attach_opts *o, struct attach_plan *p)
+{
+	p->prog_id = p->plane.xroce_id;
+	if (configure(p->prog_id, o, true, &p->changed, p->before, p->cfgs,
+		      sizeof(p->cfgs)))
+		return -1;
+	p->prog_fd = bpf_prog_get_fd_by_id(p->prog_id);
+	if (p->prog_fd < 0) {
+		xr_err(CMD, -errno, "cannot open xroce program %u of %s",
+		       p->prog_id, p->plane.name);
+		return -1;
+	}
+	snprintf(p->shared, sizeof(p->shared),
+		 " (shared with %s: all planes use the same maps)", p->plane.name);
+	return 0;
+}
+
+/* Load a new object, configured.  0, or -1 after a message. */
+static int load_fresh(const struct attach_opts *o, struct attach_plan *p)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+	struct xr_cfg c;
+	int rc;
+
+	rc = load_new(o, &p->skel);
+	if (rc || !p->skel)
+		return -1;
+	p->prog_fd = bpf_program__fd(p->skel->progs.xroce_xdp);
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(p->prog_fd, &info, &len)) {
+		xr_err(CMD, -errno, "cannot read the id of the new program");
+		return -1;
+	}
+	p->prog_id = info.id;
+	rc = xr_cfg_read(bpf_map__fd(p->skel->maps.xr_cfg), &c);
+	if (rc) {
+		xr_err(CMD, rc, "cannot read the config back");
+		return -1;
+	}
+	xr_cfg_str(&c, p->cfgs, sizeof(p->cfgs));
+	return 0;
+}
+
+/* Share another plane's program unless --separate or there is none, else
+ * load a new one.  0, or -1 after a message. */
+static int plan(const struct attach_opts *o, int ifindex, struct attach_plan *p)
+{
+	int rc;
+
+	if (!o->separate) {
+		rc = find_plane(ifindex, &p->plane);
+		if (rc && rc != -ENOENT) {
+			xr_err(CMD, rc, "cannot list the interfaces of this namespace");
+			return -1;
+		}
+		p->have_plane = !rc;
+	}
+	return p->have_plane ? share_plane(o, p) : load_fresh(o, p);
+}
+
+/* Attach p's program to IF (replacing cur's, if any) and, when shared,
+ * write its config.  0, or -1 after a message. */
+static int attach_planned(const struct attach_opts *o, int ifindex,
+			  struct xr_ifxdp *cur, struct attach_plan *p,
+			  uint32_t *mode)
+{
+	int rc;
+
+	rc = attach_prog(o, ifindex, p->prog_fd, cur, mode);
+	if (rc) {
+		xr_err(CMD, rc, "%s: cannot attach in %s mode", o->ifname,
+		       xr_xdp_mode_name(*mode));
+		return -1;
+	}
+	/* Attached, but not as configured, is a failure. */
+	if (p->have_plane &&
+	    configure(p->prog_id, o, false, &p->changed, p->before, p->cfgs,
+		      sizeof(p->cfgs)))
+		return -1;
+	return 0;
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	struct attach_opts o;
-	struct xr_ifxdp cur, plane = { 0 };
-	struct xroce *skel = NULL;
-	char replaced[64] = "", cfgs[256], before[256], shared[128] = "";
-	uint32_t mode, prog_id = 0, old_id;
-	bool have_plane = false, changed = false;
-	int ifindex, prog_fd = -1, rc, ret = XR_EXIT_FAIL;
+	struct attach_plan p = { .prog_fd = -1 };
+	struct xr_ifxdp cur;
+	char replaced[64] = "";
+	uint32_t mode, old_id;
+	int ifindex, rc, ret = XR_EXIT_FAIL;
 
 	rc = parse(argc, argv, &o);
 	if (rc != XR_CONTINUE)
@@ -402,81 +513,21 @@ int cmd_attach(int argc, char **argv)
 				      xr_xdp_mode_name(cur.mode));
 	}
 	old_id = cur.prog_id;
-
-	if (!o.separate) {
-		rc = find_plane(ifindex, &plane);
-		if (rc && rc != -ENOENT) {
-			xr_err(CMD, rc, "cannot list the interfaces of this namespace");
-			goto cleanup;
-		}
-		have_plane = !rc;
+	if (!plan(&o, ifindex, &p) && !attach_planned(&o, ifindex, &cur, &p, &mode)) {
+		printf("%s: attached xroce prog %u in %s mode%s, %s\n", o.ifname,
+		       p.prog_id, xr_xdp_mode_name(mode), p.shared, p.cfgs);
+		if (p.changed)
+			printf("%s: config of prog %u changed on all its planes (was: %s)\n",
+			       o.ifname, p.prog_id, p.before);
+		if (old_id)
+			printf("%s: replaced XDP program '%s' (prog %u)\n", o.ifname,
+			       replaced, old_id);
+		ret = XR_EXIT_OK;
 	}
-	if (have_plane) {
-		prog_id = plane.xroce_id;
-		/* Checked now, written once IF is attached: a failed attach
-		 * leaves the other planes as they were. */
-		rc = configure(prog_id, &o, true, &changed, before, cfgs,
-			       sizeof(cfgs));
-		if (rc)
-			goto cleanup;
-		prog_fd = bpf_prog_get_fd_by_id(prog_id);
-		if (prog_fd < 0) {
-			xr_err(CMD, -errno, "cannot open xroce program %u of %s",
-			       prog_id, plane.name);
-			goto cleanup;
-		}
-		snprintf(shared, sizeof(shared),
-			 " (shared with %s: all planes use the same maps)",
-			 plane.name);
-	} else {
-		struct bpf_prog_info info;
-		uint32_t len = sizeof(info);
-		struct xr_cfg c;
-
-		rc = load_new(&o, &skel);
-		if (rc || !skel)
-			goto cleanup;
-		prog_fd = bpf_program__fd(skel->progs.xroce_xdp);
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(prog_fd, &info, &len)) {
-			xr_err(CMD, -errno, "cannot read the id of the new program");
-			goto cleanup;
-		}
-		prog_id = info.id;
-		rc = xr_cfg_read(bpf_map__fd(skel->maps.xr_cfg), &c);
-		if (rc) {
-			xr_err(CMD, rc, "cannot read the config back");
-			goto cleanup;
-		}
-		xr_cfg_str(&c, cfgs, sizeof(cfgs));
-	}
-
-	rc = attach_prog(&o, ifindex, prog_fd, &cur, &mode);
-	if (rc) {
-		xr_err(CMD, rc, "%s: cannot attach in %s mode", o.ifname,
-		       xr_xdp_mode_name(mode));
-		goto cleanup;
-	}
-	if (have_plane) {
-		rc = configure(prog_id, &o, false, &changed, before, cfgs,
-			       sizeof(cfgs));
-		if (rc)
-			goto cleanup; /* attached, but not as configured: fail */
-	}
-	printf("%s: attached xroce prog %u in %s mode%s, %s\n", o.ifname,
-	       prog_id, xr_xdp_mode_name(mode), shared, cfgs);
-	if (changed)
-		printf("%s: config of prog %u changed on all its planes (was: %s)\n",
-		       o.ifname, prog_id, before);
-	if (old_id)
-		printf("%s: replaced XDP program '%s' (prog %u)\n", o.ifname,
-		       replaced, old_id);
-	ret = XR_EXIT_OK;
-cleanup:
 	/* The attachment holds the program now; our references can go. */
-	if (skel)
-		xroce__destroy(skel);
-	else if (prog_fd >= 0)
-		close(prog_fd);
+	if (p.skel)
+		xroce__destroy(p.skel);
+	else if (p.prog_fd >= 0)
+		close(p.prog_fd);
 	return ret;
 }

@@ -50,23 +50,21 @@ static int other_planes(uint32_t prog_id, int ifindex, char *buf, size_t len)
 	return 0;
 }
 
-int cmd_detach(int argc, char **argv)
+/* IF [--force]: XR_CONTINUE, or an exit status. */
+static int parse(int argc, char **argv, const char **ifname, bool *force)
 {
 	static const struct option lopts[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct xr_ifxdp cur;
-	char name[64], others[256];
-	const char *ifname;
-	bool force = false;
-	int c, ifindex, rc;
+	int c;
 
+	*force = false;
 	while ((c = getopt_long(argc, argv, ":fh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			force = true;
+			*force = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -80,8 +78,58 @@ int cmd_detach(int argc, char **argv)
 	if (optind + 1 < argc)
 		return xr_usage_err(CMD, "one interface at a time ('%s' is extra)",
 				    argv[optind + 1]);
-	ifname = argv[optind];
+	*ifname = argv[optind];
+	return XR_CONTINUE;
+}
 
+/* Refuse a program that is not xroce's alone, unless --force:
+ * XR_CONTINUE, or an exit status. */
+static int check_detachable(const char *ifname, const struct xr_ifxdp *cur,
+			    const char *name, bool force)
+{
+	if (!cur->prog_id)
+		return xr_err(CMD, 0, "%s: no XDP program is attached", ifname);
+	if (!cur->xroce_id && !force)
+		return xr_err(CMD, 0, "%s: the XDP program attached is not xroce's ('%s', prog %u); --force detaches it anyway",
+			      ifname, name, cur->prog_id);
+	if (cur->xroce_id && cur->xroce_id != cur->prog_id && !force)
+		return xr_err(CMD, 0, "%s: xroce (prog %u) runs inside libxdp dispatcher %u, which may hold other programs; use 'xdp-loader unload %s -i %u', or --force to detach the whole dispatcher",
+			      ifname, cur->xroce_id, cur->prog_id, ifname,
+			      cur->xroce_id);
+	return XR_CONTINUE;
+}
+
+/* xroce's program left IF: say where it still runs. */
+static int report_xroce(const char *ifname, int ifindex,
+			const struct xr_ifxdp *cur)
+{
+	char others[256];
+	int rc;
+
+	printf("%s: detached xroce prog %u (%s mode)\n", ifname, cur->xroce_id,
+	       xr_xdp_mode_name(cur->mode));
+	rc = other_planes(cur->xroce_id, ifindex, others, sizeof(others));
+	if (rc)
+		return xr_err(CMD, rc, "cannot list the interfaces of this namespace");
+	if (others[0])
+		printf("prog %u is still attached to: %s\n", cur->xroce_id, others);
+	else
+		printf("prog %u is attached nowhere else in this namespace; it and its maps are freed once no process holds them\n",
+		       cur->xroce_id);
+	return XR_EXIT_OK;
+}
+
+int cmd_detach(int argc, char **argv)
+{
+	struct xr_ifxdp cur;
+	char name[64] = "?";
+	const char *ifname = NULL;
+	bool force;
+	int ifindex, rc;
+
+	rc = parse(argc, argv, &ifname, &force);
+	if (rc != XR_CONTINUE)
+		return rc;
 	ifindex = xr_ifindex(ifname);
 	if (ifindex < 0)
 		return xr_err(CMD, 0, "%s: no such interface in this network namespace",
@@ -89,37 +137,19 @@ int cmd_detach(int argc, char **argv)
 	rc = xr_ifxdp_query(ifindex, &cur);
 	if (rc)
 		return xr_err(CMD, rc, "%s: cannot query its XDP program", ifname);
-	if (!cur.prog_id)
-		return xr_err(CMD, 0, "%s: no XDP program is attached", ifname);
-	if (xr_prog_describe(cur.prog_id, name, sizeof(name), NULL))
+	if (cur.prog_id && xr_prog_describe(cur.prog_id, name, sizeof(name), NULL))
 		snprintf(name, sizeof(name), "?");
-	if (!cur.xroce_id && !force)
-		return xr_err(CMD, 0, "%s: the XDP program attached is not xroce's ('%s', prog %u); --force detaches it anyway",
-			      ifname, name, cur.prog_id);
-	if (cur.xroce_id && cur.xroce_id != cur.prog_id && !force)
-		return xr_err(CMD, 0, "%s: xroce (prog %u) runs inside libxdp dispatcher %u, which may hold other programs; use 'xdp-loader unload %s -i %u', or --force to detach the whole dispatcher",
-			      ifname, cur.xroce_id, cur.prog_id, ifname,
-			      cur.xroce_id);
-
+	rc = check_detachable(ifname, &cur, name, force);
+	if (rc != XR_CONTINUE)
+		return rc;
 	xr_cli_kmsg_clear();
 	rc = xr_xdp_detach(ifindex, cur.prog_id, cur.mode);
 	if (rc)
 		return xr_err(CMD, rc, "%s: cannot detach prog %u", ifname,
 			      cur.prog_id);
-	if (!cur.xroce_id) {
-		printf("%s: detached XDP program '%s' (prog %u, %s mode)\n",
-		       ifname, name, cur.prog_id, xr_xdp_mode_name(cur.mode));
-		return XR_EXIT_OK;
-	}
-	printf("%s: detached xroce prog %u (%s mode)\n", ifname, cur.xroce_id,
-	       xr_xdp_mode_name(cur.mode));
-	rc = other_planes(cur.xroce_id, ifindex, others, sizeof(others));
-	if (rc)
-		return xr_err(CMD, rc, "cannot list the interfaces of this namespace");
-	if (others[0])
-		printf("prog %u is still attached to: %s\n", cur.xroce_id, others);
-	else
-		printf("prog %u is attached nowhere else in this namespace; it and its maps are freed once no process holds them\n",
-		       cur.xroce_id);
+	if (cur.xroce_id)
+		return report_xroce(ifname, ifindex, &cur);
+	printf("%s: detached XDP program '%s' (prog %u, %s mode)\n",
+	       ifname, name, cur.prog_id, xr_xdp_mode_name(cur.mode));
 	return XR_EXIT_OK;
 }

@@ -61,15 +61,16 @@ static const char *state_name(unsigned int s)
 	return s < 4 ? n[s] : "?";
 }
 
-/* Map the telemetry pages of every domain of the xroce programs here. */
-static int open_domains(const char *ifname, struct dom_view *dv, int *ndv)
+/* Ids of the xroce programs of this namespace's interfaces (ifname: of
+ * that one only), each once, at most 32.  0, -ENOENT for none, or a
+ * negative errno. */
+static int find_progs(const char *ifname, uint32_t *progs, int *nprogs)
 {
 	struct xr_ifxdp *ifs = NULL;
-	uint32_t progs[32];
 	size_t nifs = 0, i;
-	int nprogs = 0, rc, j;
+	int rc, j;
 
-	*ndv = 0;
+	*nprogs = 0;
 	rc = xr_ifxdp_list(&ifs, &nifs);
 	if (rc)
 		return rc;
@@ -78,14 +79,58 @@ static int open_domains(const char *ifname, struct dom_view *dv, int *ndv)
 
 		if (!ifs[i].xroce_id || (ifname && strcmp(ifname, ifs[i].name) != 0))
 			continue;
-		for (j = 0; j < nprogs; j++)
+		for (j = 0; j < *nprogs; j++)
 			seen |= progs[j] == ifs[i].xroce_id;
-		if (!seen && nprogs < 32)
-			progs[nprogs++] = ifs[i].xroce_id;
+		if (!seen && *nprogs < 32)
+			progs[(*nprogs)++] = ifs[i].xroce_id;
 	}
 	free(ifs);
-	if (!nprogs)
-		return -ENOENT;
+	return *nprogs ? 0 : -ENOENT;
+}
+
+/* Map the telemetry pages of domain `key` of m read-only into *dv; false
+ * if the domain is gone or publishes no telemetry we understand. */
+static bool map_domain(const struct xr_maps *m, uint32_t key,
+		       struct dom_view *dv)
+{
+	const struct xr_telem_hdr *h;
+	struct xr_domain d;
+	uint32_t inner_id;
+	void *p;
+	int fd;
+
+	if (bpf_map_lookup_elem(m->domains, &key, &d) ||
+	    bpf_map_lookup_elem(m->mem, &key, &inner_id))
+		return false;
+	fd = bpf_map_get_fd_by_id(inner_id);
+	if (fd < 0)
+		return false;
+	p = mmap(NULL, XR_TELEM_BYTES, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return false;
+	h = p;
+	if (h->magic != XR_TELEM_MAGIC || h->version != XR_TELEM_VERSION ||
+	    h->slot_size != sizeof(struct xr_telem) || h->nslots > XR_TELEM_SLOTS) {
+		munmap(p, XR_TELEM_BYTES);
+		return false;
+	}
+	dv->domain = key;
+	dv->pid = h->pid;
+	dv->mem = p;
+	return true;
+}
+
+/* Map the telemetry pages of every domain of the xroce programs here. */
+static int open_domains(const char *ifname, struct dom_view *dv, int *ndv)
+{
+	uint32_t progs[32];
+	int nprogs, rc, j;
+
+	*ndv = 0;
+	rc = find_progs(ifname, progs, &nprogs);
+	if (rc)
+		return rc;
 	for (j = 0; j < nprogs; j++) {
 		struct xr_maps m;
 		uint32_t key, next, *prev = NULL;
@@ -93,35 +138,10 @@ static int open_domains(const char *ifname, struct dom_view *dv, int *ndv)
 		if (xr_maps_open_prog(progs[j], &m))
 			continue;
 		while (!bpf_map_get_next_key(m.domains, prev, &next) && *ndv < MAX_DOMAINS) {
-			struct xr_domain d;
-			uint32_t inner_id;
-			const struct xr_telem_hdr *h;
-			void *p;
-			int fd;
-
 			key = next;
 			prev = &key;
-			if (bpf_map_lookup_elem(m.domains, &key, &d) ||
-			    bpf_map_lookup_elem(m.mem, &key, &inner_id))
-				continue;
-			fd = bpf_map_get_fd_by_id(inner_id);
-			if (fd < 0)
-				continue;
-			p = mmap(NULL, XR_TELEM_BYTES, PROT_READ, MAP_SHARED, fd, 0);
-			close(fd);
-			if (p == MAP_FAILED)
-				continue;
-			h = p;
-			if (h->magic != XR_TELEM_MAGIC || h->version != XR_TELEM_VERSION ||
-			    h->slot_size != sizeof(struct xr_telem) ||
-			    h->nslots > XR_TELEM_SLOTS) {
-				munmap(p, XR_TELEM_BYTES);
-				continue;
-			}
-			dv[*ndv].domain = key;
-			dv[*ndv].pid = h->pid;
-			dv[*ndv].mem = p;
-			(*ndv)++;
+			if (map_domain(&m, key, &dv[*ndv]))
+				(*ndv)++;
 		}
 		xr_maps_close(&m);
 	}
@@ -146,8 +166,8 @@ static bool read_slot(const struct xr_telem *s, struct xr_telem *out)
 	return false;
 }
 
-static struct prev *find_prev(struct prev *pv, size_t npv, uint32_t d,
-			      uint32_t c, uint32_t p)
+static const struct prev *find_prev(const struct prev *pv, size_t npv,
+				    uint32_t d, uint32_t c, uint32_t p)
 {
 	size_t i;
 
@@ -167,12 +187,157 @@ static void addr_str(const uint8_t a[16], char *buf, size_t len)
 		inet_ntop(AF_INET6, a, buf, (socklen_t)len);
 }
 
+/* One refresh: the samples of the last one (for throughput) and those
+ * taken now. */
+struct round {
+	const struct prev *last;
+	size_t nlast;
+	struct prev *cur;
+	size_t ncur, cap;
+	bool json;
+	bool first;              /* no connection printed yet */
+};
+
+/* Keep this sample for the next refresh; false if out of memory. */
+static bool remember(struct round *r, const struct prev *p)
+{
+	if (r->ncur == r->cap) {
+		size_t ncap = r->cap ? 2 * r->cap : 64;
+		struct prev *x = realloc(r->cur, ncap * sizeof(*x));
+
+		if (!x)
+			return false;
+		r->cur = x;
+		r->cap = ncap;
+	}
+	r->cur[r->ncur++] = *p;
+	return true;
+}
+
+static void path_json(unsigned int p, const struct xr_telem_path *tp,
+		      double ecn, double gbps)
+{
+	printf("%s{\"path\":%u,\"plane\":%u,\"sport\":%u,"
+	       "\"state\":\"%s\",\"rtt_min_ns\":%u,\"rtt_srtt_ns\":%u,"
+	       "\"rtt_p99_ns\":%u,\"ecn_marked_pct\":%.3f,"
+	       "\"gbps\":%.4f,\"tx_pkts\":%llu,\"tx_bytes\":%llu,"
+	       "\"lost_pkts\":%llu,\"retx_pkts\":%llu,"
+	       "\"acked_pkts\":%llu,\"timeouts\":%llu,"
+	       "\"cwnd\":%u,\"inflight\":%u}",
+	       p ? "," : "", p, tp->plane, tp->sport,
+	       state_name(tp->state), tp->rtt_min_ns,
+	       tp->rtt_srtt_ns, tp->rtt_p99_ns, ecn, gbps,
+	       (unsigned long long)tp->tx_pkts,
+	       (unsigned long long)tp->tx_bytes,
+	       (unsigned long long)tp->lost_pkts,
+	       (unsigned long long)tp->retx_pkts,
+	       (unsigned long long)tp->acked_pkts,
+	       (unsigned long long)tp->timeouts,
+	       tp->cwnd, tp->inflight);
+}
+
+static void path_text(const struct dom_view *dv, const struct xr_telem *t,
+		      unsigned int p, double ecn, double gbps)
+{
+	const struct xr_telem_path *tp = &t->path[p];
+
+	printf("%-6u %-8u %-8u %2u %-5u %-9s %8.1f %8.1f %8.1f "
+	       "%6.2f %9.3f %8llu %8llu %6llu %5u\n", dv->pid,
+	       t->conn, t->peer_conn, p, tp->sport,
+	       state_name(tp->state), tp->rtt_min_ns / 1e3,
+	       tp->rtt_srtt_ns / 1e3, tp->rtt_p99_ns / 1e3, ecn,
+	       gbps, (unsigned long long)tp->lost_pkts,
+	       (unsigned long long)tp->retx_pkts,
+	       (unsigned long long)tp->timeouts, tp->cwnd);
+}
+
+/* The paths of connection t: throughput since the last refresh, ECN-marked
+ * fraction, and the counters. */
+static void print_paths(struct round *r, const struct dom_view *dv,
+			const struct xr_telem *t)
+{
+	uint32_t p;
+
+	for (p = 0; p < t->npaths && p < XR_MAX_PATHS; p++) {
+		const struct xr_telem_path *tp = &t->path[p];
+		const struct prev *o = find_prev(r->last, r->nlast,
+						 dv->domain, t->conn, p);
+		struct prev now = { dv->domain, t->conn, p, tp->tx_bytes, t->updated_ns };
+		double gbps = 0, ecn;
+
+		if (o && t->updated_ns > o->ns && tp->tx_bytes >= o->tx_bytes)
+			gbps = (double)(tp->tx_bytes - o->tx_bytes) * 8 /
+			       (double)(t->updated_ns - o->ns);
+		ecn = tp->rx_pkts ? 100.0 * (double)tp->ce_pkts / (double)tp->rx_pkts
+				  : 0.0;
+		if (!remember(r, &now))
+			break;
+		if (r->json)
+			path_json(p, tp, ecn, gbps);
+		else
+			path_text(dv, t, p, ecn, gbps);
+	}
+}
+
+/* Every connection domain dv publishes. */
+static void print_domain(struct round *r, const struct dom_view *dv)
+{
+	const struct xr_telem *slots = (const void *)(dv->mem +
+						      sizeof(struct xr_telem_hdr));
+	char peer[INET6_ADDRSTRLEN];
+	struct xr_telem t;
+	uint32_t s;
+
+	for (s = 0; s < XR_TELEM_SLOTS; s++) {
+		if (!read_slot(&slots[s], &t))
+			continue;
+		addr_str(t.peer_addr, peer, sizeof(peer));
+		if (r->json)
+			printf("%s{\"pid\":%u,\"domain\":%u,\"conn\":%u,\"peer_conn\":%u,"
+			       "\"peer\":\"%s\",\"state\":%u,\"rate_hint_mbps\":%u,"
+			       "\"tx_bytes\":%llu,\"acked_bytes\":%llu,"
+			       "\"retx_pkts\":%llu,\"paths\":[", r->first ? "" : ",",
+			       dv->pid, dv->domain, t.conn, t.peer_conn, peer,
+			       t.state, t.rate_hint_mbps, (unsigned long long)t.tx_bytes,
+			       (unsigned long long)t.acked_bytes,
+			       (unsigned long long)t.retx_pkts);
+		r->first = false;
+		print_paths(r, dv, &t);
+		if (r->json)
+			printf("]}");
+	}
+}
+
+/* Control messages a domain dropped, by reason (text: only if any). */
+static void print_ctrl(const struct dom_view *dv, bool json, bool first)
+{
+	const struct xr_telem_hdr *h = (const void *)dv->mem;
+
+	if (json) {
+		printf("%s{\"pid\":%u,\"domain\":%u,\"ctrl_dropped\":{\"malformed\":%u,"
+		       "\"unauthenticated\":%u,\"spoofed\":%u,\"no_room\":%u,"
+		       "\"refused\":%u},\"ctrl_cookies\":%u}", first ? "" : ",",
+		       dv->pid, dv->domain, h->ctrl_malformed, h->ctrl_unauth,
+		       h->ctrl_spoofed, h->ctrl_no_room, h->ctrl_refused,
+		       h->ctrl_cookies);
+		return;
+	}
+	if (h->ctrl_malformed || h->ctrl_unauth || h->ctrl_spoofed ||
+	    h->ctrl_no_room || h->ctrl_refused)
+		printf("pid %u: control messages dropped: %u malformed, %u "
+		       "unauthenticated, %u from the wrong address, %u for lack of "
+		       "room, %u refused by --from\n", dv->pid, h->ctrl_malformed,
+		       h->ctrl_unauth, h->ctrl_spoofed, h->ctrl_no_room,
+		       h->ctrl_refused);
+}
+
+/* One refresh of every domain; *pvp and *npvp: the samples of the last
+ * refresh in, of this one out. */
 static void print_round(struct dom_view *dv, int ndv, struct prev **pvp,
 			size_t *npvp, bool json, uint64_t now)
 {
-	struct prev *pv = *pvp, *npv = NULL;
-	size_t nn = 0, cap = 0;
-	bool first = true;
+	struct round r = { .last = *pvp, .nlast = *npvp, .json = json,
+			   .first = true };
 	int d;
 
 	if (json)
@@ -182,89 +347,20 @@ static void print_round(struct dom_view *dv, int ndv, struct prev **pvp,
 		       "pid", "conn", "peer", "p", "sport", "state", "rtt_min",
 		       "srtt", "p99(us)", "ecn%", "Gbit/s", "lost", "retx", "tmo",
 		       "cwnd");
-	for (d = 0; d < ndv; d++) {
-		const struct xr_telem *slots = (const void *)(dv[d].mem +
-							      sizeof(struct xr_telem_hdr));
-		uint32_t s;
-
-		for (s = 0; s < XR_TELEM_SLOTS; s++) {
-			struct xr_telem t;
-			char peer[INET6_ADDRSTRLEN];
-			uint32_t p;
-
-			if (!read_slot(&slots[s], &t))
-				continue;
-			addr_str(t.peer_addr, peer, sizeof(peer));
-			if (json)
-				printf("%s{\"pid\":%u,\"domain\":%u,\"conn\":%u,\"peer_conn\":%u,"
-				       "\"peer\":\"%s\",\"state\":%u,\"rate_hint_mbps\":%u,"
-				       "\"tx_bytes\":%llu,\"acked_bytes\":%llu,"
-				       "\"retx_pkts\":%llu,\"paths\":[", first ? "" : ",",
-				       dv[d].pid, dv[d].domain, t.conn, t.peer_conn, peer,
-				       t.state, t.rate_hint_mbps, (unsigned long long)t.tx_bytes, (unsigned long long)t.acked_bytes,
-				       (unsigned long long)t.retx_pkts);
-			first = false;
-			for (p = 0; p < t.npaths && p < XR_MAX_PATHS; p++) {
-				const struct xr_telem_path *tp = &t.path[p];
-				struct prev *o = find_prev(pv, *npvp, dv[d].domain, t.conn, p);
-				double gbps = 0, ecn;
-
-				if (o && t.updated_ns > o->ns && tp->tx_bytes >= o->tx_bytes)
-					gbps = (double)(tp->tx_bytes - o->tx_bytes) * 8 /
-					       (double)(t.updated_ns - o->ns);
-				ecn = tp->rx_pkts ? 100.0 * (double)tp->ce_pkts /
-							(double)tp->rx_pkts : 0.0;
-				if (nn == cap) {
-					size_t ncap = cap ? 2 * cap : 64;
-					struct prev *x = realloc(npv, ncap * sizeof(*npv));
-
-					if (!x)
-						break;
-					npv = x;
-					cap = ncap;
-				}
-				npv[nn++] = (struct prev){ dv[d].domain, t.conn, p,
-							   (unsigned long long)tp->tx_bytes, t.updated_ns };
-				if (json)
-					printf("%s{\"path\":%u,\"plane\":%u,\"sport\":%u,"
-					       "\"state\":\"%s\",\"rtt_min_ns\":%u,\"rtt_srtt_ns\":%u,"
-					       "\"rtt_p99_ns\":%u,\"ecn_marked_pct\":%.3f,"
-					       "\"gbps\":%.4f,\"tx_pkts\":%llu,\"tx_bytes\":%llu,"
-					       "\"lost_pkts\":%llu,\"retx_pkts\":%llu,"
-					       "\"acked_pkts\":%llu,\"timeouts\":%llu,"
-					       "\"cwnd\":%u,\"inflight\":%u}",
-					       p ? "," : "", p, tp->plane, tp->sport,
-					       state_name(tp->state), tp->rtt_min_ns,
-					       tp->rtt_srtt_ns, tp->rtt_p99_ns, ecn, gbps,
-					       (unsigned long long)tp->tx_pkts,
-					       (unsigned long long)tp->tx_bytes,
-					       (unsigned long long)tp->lost_pkts,
-					       (unsigned long long)tp->retx_pkts,
-					       (unsigned long long)tp->acked_pkts,
-					       (unsigned long long)tp->timeouts,
-					       tp->cwnd, tp->inflight);
-				else
-					printf("%-6u %-8u %-8u %2u %-5u %-9s %8.1f %8.1f %8.1f "
-					       "%6.2f %9.3f %8llu %8llu %6llu %5u\n", dv[d].pid,
-					       t.conn, t.peer_conn, p, tp->sport,
-					       state_name(tp->state), tp->rtt_min_ns / 1e3,
-					       tp->rtt_srtt_ns / 1e3, tp->rtt_p99_ns / 1e3, ecn,
-					       gbps, (unsigned long long)tp->lost_pkts,
-					       (unsigned long long)tp->retx_pkts,
-					       (unsigned long long)tp->timeouts, tp->cwnd);
-			}
-			if (json)
-				printf("]}");
-		}
-	}
+	for (d = 0; d < ndv; d++)
+		print_domain(&r, &dv[d]);
+	if (json)
+		printf("],\"domains\":[");
+	else if (r.first)
+		printf("(no running connections)\n");
+	for (d = 0; d < ndv; d++)
+		print_ctrl(&dv[d], json, d == 0);
 	if (json)
 		printf("]}\n");
-	else if (first)
-		printf("(no running connections)\n");
 	fflush(stdout);
-	free(pv);
-	*pvp = npv;
-	*npvp = nn;
+	free(*pvp);
+	*pvp = r.cur;
+	*npvp = r.ncur;
 }
 
 static void usage(FILE *f)
@@ -283,7 +379,15 @@ static void usage(FILE *f)
 "  -h, --help           this help\n");
 }
 
-int cmd_stats(int argc, char **argv)
+struct stats_opts {
+	const char *ifname;      /* NULL: every interface */
+	double interval;         /* seconds */
+	uint32_t count;          /* refreshes, 0: until interrupted */
+	bool json;
+};
+
+/* [IF] [-i SECS] [-n COUNT] [--json]: XR_CONTINUE, or an exit status. */
+static int parse(int argc, char **argv, struct stats_opts *o)
 {
 	static const struct option opts[] = {
 		{ "interval", required_argument, NULL, 'i' },
@@ -292,28 +396,21 @@ int cmd_stats(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct dom_view dv[MAX_DOMAINS];
-	struct prev *pv = NULL;
-	size_t npv = 0;
-	double interval = 1.0;
-	uint32_t count = 0, round;
-	const char *ifname = NULL;
-	bool json = false;
-	int c, ndv = 0, rc, d;
+	int c;
 
 	while ((c = getopt_long(argc, argv, ":i:n:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			interval = atof(optarg);
-			if (interval < 0.01 || interval > 3600)
+			o->interval = atof(optarg);
+			if (o->interval < 0.01 || o->interval > 3600)
 				return xr_usage_err(CMD, "bad interval '%s'", optarg);
 			break;
 		case 'n':
-			if (xr_parse_u32(optarg, 1, 1000000, &count))
+			if (xr_parse_u32(optarg, 1, 1000000, &o->count))
 				return xr_usage_err(CMD, "bad count '%s'", optarg);
 			break;
 		case 'j':
-			json = true;
+			o->json = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -323,40 +420,61 @@ int cmd_stats(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		ifname = argv[optind++];
+		o->ifname = argv[optind++];
 	if (optind != argc)
 		return xr_usage_err(CMD, "unexpected '%s'", argv[optind]);
-	if (ifname && xr_ifindex(ifname) < 0)
-		return xr_err(CMD, -ENODEV, "%s", ifname);
-	signal(SIGINT, on_sig);
-	signal(SIGTERM, on_sig);
-	for (round = 0; !stop && (!count || round < count); round++) {
-		struct timespec ts;
+	return XR_CONTINUE;
+}
 
-		/* Domains come and go with processes: look again every round. */
-		for (d = 0; d < ndv; d++)
-			munmap((void *)dv[d].mem, XR_TELEM_BYTES);
-		rc = open_domains(ifname, dv, &ndv);
-		if (rc == -ENOENT) {
-			free(pv);
-			return xr_err(CMD, rc, "xroce is not attached to %s",
-				      ifname ? ifname : "any interface here");
-		}
-		if (rc) {
-			free(pv);
-			return xr_err(CMD, rc, "cannot list interfaces");
-		}
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		if (!json && !count && isatty(1))
-			printf("\033[H\033[J"); /* like top: redraw in place */
-		print_round(dv, ndv, &pv, &npv, json,
-			    (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
-		if (count && round + 1 == count)
-			break;
-		usleep((useconds_t)(interval * 1e6));
-	}
+static void unmap_domains(struct dom_view *dv, int ndv)
+{
+	int d;
+
 	for (d = 0; d < ndv; d++)
 		munmap((void *)dv[d].mem, XR_TELEM_BYTES);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	struct stats_opts o = { .interval = 1.0 };
+	struct dom_view dv[MAX_DOMAINS];
+	struct prev *pv = NULL;
+	size_t npv = 0;
+	uint32_t round;
+	int ndv = 0, rc;
+
+	rc = parse(argc, argv, &o);
+	if (rc != XR_CONTINUE)
+		return rc;
+	if (o.ifname && xr_ifindex(o.ifname) < 0)
+		return xr_err(CMD, -ENODEV, "%s", o.ifname);
+	signal(SIGINT, on_sig);
+	signal(SIGTERM, on_sig);
+	rc = XR_EXIT_OK;
+	for (round = 0; !stop && (!o.count || round < o.count); round++) {
+		struct timespec ts;
+		int err;
+
+		/* Domains come and go with processes: look again every round. */
+		unmap_domains(dv, ndv);
+		err = open_domains(o.ifname, dv, &ndv);
+		if (err) {
+			rc = err == -ENOENT ?
+				xr_err(CMD, err, "xroce is not attached to %s",
+				       o.ifname ? o.ifname : "any interface here") :
+				xr_err(CMD, err, "cannot list interfaces");
+			break;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (!o.json && !o.count && isatty(1))
+			printf("\033[H\033[J"); /* like top: redraw in place */
+		print_round(dv, ndv, &pv, &npv, o.json,
+			    (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec);
+		if (o.count && round + 1 == o.count)
+			break;
+		usleep((useconds_t)(o.interval * 1e6));
+	}
+	unmap_domains(dv, ndv);
 	free(pv);
-	return XR_EXIT_OK;
+	return rc;
 }

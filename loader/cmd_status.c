@@ -413,26 +413,31 @@ static size_t unique_progs(const struct xr_ifxdp *sel, size_t n, uint32_t *ids)
 	return k;
 }
 
-int cmd_status(int argc, char **argv)
+/* What the command found: the interfaces, the selected ones (running
+ * xroce), and a view of each of their programs. */
+struct status {
+	struct xr_ifxdp *all, *sel;
+	size_t n, nsel;
+	struct prog_view *views;
+	size_t nviews;
+};
+
+/* [IF] [--json]: XR_CONTINUE, or an exit status. */
+static int parse(int argc, char **argv, const char **ifname, bool *json)
 {
 	static const struct option lopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct xr_ifxdp *all = NULL, *sel = NULL;
-	struct prog_view *views = NULL;
-	uint32_t *ids = NULL;
-	const char *ifname = NULL;
-	size_t n = 0, nsel = 0, nprog = 0, nviews = 0, i, j;
-	bool json = false;
-	int c, rc, ifindex = 0, ret = XR_EXIT_FAIL;
-	struct xr_jw w;
+	int c;
 
+	*ifname = NULL;
+	*json = false;
 	while ((c = getopt_long(argc, argv, ":jh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			json = true;
+			*json = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -444,90 +449,151 @@ int cmd_status(int argc, char **argv)
 	if (optind + 1 < argc)
 		return xr_usage_err(CMD, "at most one interface ('%s' is extra)",
 				    argv[optind + 1]);
-	if (optind < argc) {
-		ifname = argv[optind];
+	if (optind < argc)
+		*ifname = argv[optind];
+	return XR_CONTINUE;
+}
+
+/* IF runs no xroce: say what it runs instead. */
+static void not_attached(const char *ifname, const struct xr_ifxdp *i)
+{
+	char name[64];
+
+	if (!i->prog_id) {
+		xr_err(CMD, 0, "%s: xroce is not attached (no XDP program)", ifname);
+		return;
+	}
+	if (xr_prog_describe(i->prog_id, name, sizeof(name), NULL))
+		snprintf(name, sizeof(name), "?");
+	xr_err(CMD, 0, "%s: xroce is not attached (XDP program '%s', prog %u, is)",
+	       ifname, name, i->prog_id);
+}
+
+/* List the interfaces and select those running xroce (ifindex: only that
+ * one, which must).  0, or -1 after a message. */
+static int select_ifaces(struct status *st, const char *ifname, int ifindex)
+{
+	size_t i;
+	int rc;
+
+	rc = xr_ifxdp_list(&st->all, &st->n);
+	if (rc) {
+		xr_err(CMD, rc, "cannot query the interfaces of this namespace");
+		return -1;
+	}
+	st->sel = calloc(st->n ? st->n : 1, sizeof(*st->sel));
+	if (!st->sel) {
+		xr_err(CMD, -ENOMEM, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < st->n; i++) {
+		if (ifindex && st->all[i].ifindex != ifindex)
+			continue;
+		if (ifindex && !st->all[i].xroce_id) {
+			not_attached(ifname, &st->all[i]);
+			return -1;
+		}
+		if (st->all[i].xroce_id)
+			st->sel[st->nsel++] = st->all[i];
+	}
+	if (ifindex && !st->nsel) {
+		xr_err(CMD, 0, "%s: interface vanished", ifname);
+		return -1;
+	}
+	return 0;
+}
+
+/* A view of each program of the selected interfaces.  0, or -1 after a
+ * message. */
+static int load_views(struct status *st)
+{
+	uint32_t *ids = calloc(st->nsel ? st->nsel : 1, sizeof(*ids));
+	size_t nprog;
+	int rc = -1;
+
+	if (!ids) {
+		xr_err(CMD, -ENOMEM, "out of memory");
+		return -1;
+	}
+	nprog = unique_progs(st->sel, st->nsel, ids);
+	st->views = calloc(nprog ? nprog : 1, sizeof(*st->views));
+	if (!st->views) {
+		xr_err(CMD, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (st->nviews = 0; st->nviews < nprog; st->nviews++)
+		if (view_load(ids[st->nviews], &st->views[st->nviews]))
+			goto out;
+	rc = 0;
+out:
+	free(ids);
+	return rc;
+}
+
+static void print_json(const struct status *st)
+{
+	struct xr_jw w;
+	size_t i;
+
+	xr_jw_init(&w, stdout);
+	xr_jw_obj_open(&w, NULL);
+	xr_jw_arr_open(&w, "interfaces");
+	for (i = 0; i < st->nsel; i++)
+		json_iface(&w, &st->sel[i]);
+	xr_jw_arr_close(&w);
+	xr_jw_arr_open(&w, "programs");
+	for (i = 0; i < st->nviews; i++)
+		json_prog(&w, &st->views[i], st->all, st->n);
+	xr_jw_arr_close(&w);
+	xr_jw_obj_close(&w);
+	xr_jw_finish(&w);
+}
+
+static void print_text(const struct status *st)
+{
+	size_t i, j;
+
+	if (!st->nsel) {
+		printf("xroce is not attached to any interface in this network namespace\n");
+		return;
+	}
+	for (i = 0; i < st->nsel; i++)
+		for (j = 0; j < st->nviews; j++)
+			if (st->views[j].prog_id == st->sel[i].xroce_id)
+				text_iface(&st->sel[i], &st->views[j]);
+	for (j = 0; j < st->nviews; j++)
+		text_prog(&st->views[j], st->all, st->n);
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct status st = { 0 };
+	const char *ifname;
+	bool json;
+	int rc, ifindex = 0;
+	size_t j;
+
+	rc = parse(argc, argv, &ifname, &json);
+	if (rc != XR_CONTINUE)
+		return rc;
+	if (ifname) {
 		ifindex = xr_ifindex(ifname);
 		if (ifindex < 0)
 			return xr_err(CMD, 0, "%s: no such interface in this network namespace",
 				      ifname);
 	}
-
-	rc = xr_ifxdp_list(&all, &n);
-	if (rc) {
-		xr_err(CMD, rc, "cannot query the interfaces of this namespace");
-		goto cleanup;
+	rc = XR_EXIT_FAIL;
+	if (!select_ifaces(&st, ifname, ifindex) && !load_views(&st)) {
+		if (json)
+			print_json(&st);
+		else
+			print_text(&st);
+		rc = XR_EXIT_OK;
 	}
-	sel = calloc(n ? n : 1, sizeof(*sel));
-	ids = calloc(n ? n : 1, sizeof(*ids));
-	if (!sel || !ids) {
-		xr_err(CMD, -ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	for (i = 0; i < n; i++) {
-		if (ifindex && all[i].ifindex != ifindex)
-			continue;
-		if (ifindex && !all[i].xroce_id) {
-			char name[64];
-
-			if (!all[i].prog_id) {
-				xr_err(CMD, 0, "%s: xroce is not attached (no XDP program)",
-				       ifname);
-				goto cleanup;
-			}
-			if (xr_prog_describe(all[i].prog_id, name, sizeof(name), NULL))
-				snprintf(name, sizeof(name), "?");
-			xr_err(CMD, 0, "%s: xroce is not attached (XDP program '%s', prog %u, is)",
-			       ifname, name, all[i].prog_id);
-			goto cleanup;
-		}
-		if (all[i].xroce_id)
-			sel[nsel++] = all[i];
-	}
-	if (ifindex && !nsel) {
-		xr_err(CMD, 0, "%s: interface vanished", ifname);
-		goto cleanup;
-	}
-
-	nprog = unique_progs(sel, nsel, ids);
-	views = calloc(nprog ? nprog : 1, sizeof(*views));
-	if (!views) {
-		xr_err(CMD, -ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	for (nviews = 0; nviews < nprog; nviews++)
-		if (view_load(ids[nviews], &views[nviews]))
-			goto cleanup;
-
-	if (json) {
-		xr_jw_init(&w, stdout);
-		xr_jw_obj_open(&w, NULL);
-		xr_jw_arr_open(&w, "interfaces");
-		for (i = 0; i < nsel; i++)
-			json_iface(&w, &sel[i]);
-		xr_jw_arr_close(&w);
-		xr_jw_arr_open(&w, "programs");
-		for (j = 0; j < nprog; j++)
-			json_prog(&w, &views[j], all, n);
-		xr_jw_arr_close(&w);
-		xr_jw_obj_close(&w);
-		xr_jw_finish(&w);
-	} else if (!nsel) {
-		printf("xroce is not attached to any interface in this network namespace\n");
-	} else {
-		for (i = 0; i < nsel; i++)
-			for (j = 0; j < nprog; j++)
-				if (views[j].prog_id == sel[i].xroce_id)
-					text_iface(&sel[i], &views[j]);
-		for (j = 0; j < nprog; j++)
-			text_prog(&views[j], all, n);
-	}
-	ret = XR_EXIT_OK;
-cleanup:
-	for (j = 0; views && j < nviews; j++)
-		view_free(&views[j]);
-	free(views);
-	free(ids);
-	free(sel);
-	free(all);
-	return ret;
+	for (j = 0; st.views && j < st.nviews; j++)
+		view_free(&st.views[j]);
+	free(st.views);
+	free(st.sel);
+	free(st.all);
+	return rc;
 }

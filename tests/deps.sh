@@ -2,9 +2,9 @@
 # Installs the Debian (bookworm) packages xroce's build and tests need.
 set -euo pipefail
 pkgs=(make gcc clang llvm libbpf-dev libxdp-dev bpftool xdp-tools libelf-dev
-      zlib1g-dev pkg-config libcmocka-dev iproute2 iperf3 ethtool cppcheck
+      zlib1g-dev libsodium-dev pkg-config libcmocka-dev iproute2 iperf3 ethtool cppcheck
       clang-tidy tshark gnuplot-nox python3 util-linux procps qemu-system-x86
-      sockperf libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev)
+      sockperf groff-base libfabric-dev libfabric-bin openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

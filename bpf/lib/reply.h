@@ -18,77 +18,99 @@
 
 #define XR_REPLY_TTL 64
 
-/* Returns a pointer to the body (body_len bytes, bounds-checked) and fills
- * h with the new header pointers, or NULL if the frame cannot be resized. */
+/* Swap the Ethernet addresses. */
+XR_INLINE void xr_reply_eth(struct ethhdr *eth)
+{
+	__u8 mac[ETH_ALEN];
+
+	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
+	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
+}
+
+/* The IPv4 header of a reply carrying body_len bytes of UDP payload. */
+XR_INLINE void xr_reply_ip4(struct iphdr *ip, __u32 body_len)
+{
+	__be32 a = ip->saddr;
+
+	ip->saddr = ip->daddr;
+	ip->daddr = a;
+	ip->tot_len = bpf_htons(sizeof(*ip) + sizeof(struct udphdr) + body_len);
+	ip->ttl = XR_REPLY_TTL;
+	ip->tos &= ~XR_ECN_MASK;
+	ip->id = 0;
+	ip->frag_off = bpf_htons(0x4000); /* DF */
+	xr_ip4_csum_set(ip);
+}
+
+/* The IPv6 header of a reply carrying body_len bytes of UDP payload. */
+XR_INLINE void xr_reply_ip6(struct ipv6hdr *ip6, __u32 body_len)
+{
+	struct in6_addr a = ip6->saddr;
+
+	ip6->saddr = ip6->daddr;
+	ip6->daddr = a;
+	ip6->payload_len = bpf_htons(sizeof(struct udphdr) + body_len);
+	ip6->hop_limit = XR_REPLY_TTL;
+	((__u8 *)ip6)[1] &= ~0x30; /* ECN bits of the traffic class */
+}
+
+/* The UDP header of a reply carrying body_len bytes (checksum: later). */
+XR_INLINE void xr_reply_udp(struct udphdr *udp, __u32 body_len)
+{
+	__be16 port = udp->source;
+
+	udp->source = udp->dest;
+	udp->dest = port;
+	udp->len = bpf_htons(sizeof(*udp) + body_len);
+}
+
+/* Resize the frame to a reply of body_len bytes of UDP payload and rewrite
+ * its headers; returns a pointer to the body (bounds-checked) and fills h
+ * with the new header pointers, or NULL if the frame cannot be resized. */
 XR_INLINE void *xr_reply_begin(struct xdp_md *ctx, struct xr_hdrs *h, int v6,
 			       __u32 body_len)
 {
 	__u32 l4_off = sizeof(struct ethhdr) +
 		       (v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
-	void *data = (void *)(long)ctx->data;
-	void *end = (void *)(long)ctx->data_end;
 	/* The whole frame, fragments of a multi-buffer frame included: a
 	 * negative adjustment drops them first, then trims the linear part. */
 	int delta = (int)(l4_off + sizeof(struct udphdr) + body_len) -
 		    (int)bpf_xdp_get_buff_len(ctx);
-	__u8 mac[ETH_ALEN];
 	struct ethhdr *eth;
 	struct udphdr *udp;
-	__be16 port;
-	void *body;
+	void *end, *body;
 
 	if (delta && bpf_xdp_adjust_tail(ctx, delta))
 		return NULL;
-	data = (void *)(long)ctx->data;
 	end = (void *)(long)ctx->data_end;
 	__builtin_memset(h, 0, sizeof(*h));
-	eth = data;
+	eth = (void *)(long)ctx->data;
 	if ((void *)(eth + 1) > end)
 		return NULL;
-	__builtin_memcpy(mac, eth->h_dest, ETH_ALEN);
-	__builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
-	__builtin_memcpy(eth->h_source, mac, ETH_ALEN);
+	xr_reply_eth(eth);
 	h->eth = eth;
-
 	if (!v6) {
 		struct iphdr *ip = (void *)(eth + 1);
-		__be32 a;
 
 		if ((void *)(ip + 1) > end)
 			return NULL;
-		a = ip->saddr;
-		ip->saddr = ip->daddr;
-		ip->daddr = a;
-		ip->tot_len = bpf_htons(sizeof(*ip) + sizeof(*udp) + body_len);
-		ip->ttl = XR_REPLY_TTL;
-		ip->tos &= ~XR_ECN_MASK;
-		ip->id = 0;
-		ip->frag_off = bpf_htons(0x4000); /* DF */
-		xr_ip4_csum_set(ip);
+		xr_reply_ip4(ip, body_len);
 		h->ip4 = ip;
 		udp = (void *)(ip + 1);
 	} else {
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
-		struct in6_addr a;
 
 		if ((void *)(ip6 + 1) > end)
 			return NULL;
-		a = ip6->saddr;
-		ip6->saddr = ip6->daddr;
-		ip6->daddr = a;
-		ip6->payload_len = bpf_htons(sizeof(*udp) + body_len);
-		ip6->hop_limit = XR_REPLY_TTL;
-		((__u8 *)ip6)[1] &= ~0x30; /* ECN bits of the traffic class */
+		xr_reply_ip6(ip6, body_len);
 		h->ip6 = ip6;
 		h->v6 = 1;
 		udp = (void *)(ip6 + 1);
 	}
 	if ((void *)(udp + 1) > end)
 		return NULL;
-	port = udp->source;
-	udp->source = udp->dest;
-	udp->dest = port;
-	udp->len = bpf_htons(sizeof(*udp) + body_len);
+	xr_reply_udp(udp, body_len);
 	h->udp = udp;
 	h->l4 = udp;
 	h->l4proto = IPPROTO_UDP;

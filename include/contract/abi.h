@@ -263,7 +263,7 @@ enum xr_stat {
  * count: odd while being written; readers retry until they see the same
  * even count before and after copying. */
 #define XR_TELEM_MAGIC 0x4c545258u /* "XRTL" */
-#define XR_TELEM_VERSION 1
+#define XR_TELEM_VERSION 2
 #define XR_TELEM_SLOTS 256
 
 struct xr_telem_path {
@@ -301,7 +301,15 @@ struct xr_telem_hdr {
 	__u32 pid;
 	__u32 nslots;
 	__u32 slot_size;         /* sizeof(struct xr_telem) */
-	__u32 rsvd[11];          /* up to 64 bytes */
+	/* Control messages the device dropped, by reason, and cookies sent
+	 * (saturating 32-bit copies of the library's counters). */
+	__u32 ctrl_malformed;    /* malformed, or claims that do not agree */
+	__u32 ctrl_unauth;       /* without the signature a key requires */
+	__u32 ctrl_spoofed;      /* from an address other than the peer's */
+	__u32 ctrl_no_room;      /* request queue (or one source's share) full */
+	__u32 ctrl_refused;      /* CONNECT from outside accept_from */
+	__u32 ctrl_cookies;      /* cookies sent to first CONNECTs */
+	__u32 rsvd[5];           /* up to 64 bytes */
 };
 
 #define XR_TELEM_BYTES \
@@ -339,7 +347,11 @@ struct xr_evt_recv {
 	__u8 opcode;
 	__u8 rsvd;
 	__u64 raddr_end;         /* the message's end: raddr - msg_off + msg_len */
-	__u32 rkey;              /* WRITE: rkey; SEND: MSN; READ_RESP: read id */
+	union {                  /* the data header's field, as it came */
+		__u32 rkey;      /* WRITE, WRITE_IMM */
+		__u32 msn;       /* SEND, SEND_IMM */
+		__u32 read_id;   /* READ_RESP */
+	};
 	__u16 ssn;
 	__u16 rsvd1;
 };
@@ -377,6 +389,9 @@ struct xr_evt {
 };
 
 _Static_assert(sizeof(struct xr_evt_ack) == 72, "evt ack size");
+_Static_assert(sizeof(struct xr_evt_recv) == 32, "evt recv size");
+_Static_assert(__builtin_offsetof(struct xr_evt_recv, rkey) == 24, "evt recv rkey");
+_Static_assert(__builtin_offsetof(struct xr_evt_recv, read_id) == 24, "evt recv read_id");
 _Static_assert(sizeof(struct xr_evt) == 88, "evt size");
 _Static_assert(sizeof(struct xr_conn) == 112, "conn size");
 _Static_assert(sizeof(struct xr_mr) == 40, "mr size");

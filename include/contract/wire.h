@@ -42,7 +42,7 @@ enum xr_type {
 enum xr_opcode {
 	XR_OP_WRITE = 1,     /* RDMA WRITE: placement by (raddr, rkey) */
 	XR_OP_WRITE_IMM = 2, /* WRITE + 32-bit immediate delivered at the end */
-	XR_OP_SEND = 3,      /* two-sided: placement by (stream, MSN in rkey) */
+	XR_OP_SEND = 3,      /* two-sided: placement by (stream, msn) */
 	XR_OP_SEND_IMM = 4,
 	XR_OP_READ_REQ = 5,  /* READ request: raddr/rkey at the responder */
 	XR_OP_READ_RESP = 6, /* READ response: placed at the requester */
@@ -101,7 +101,9 @@ enum xr_nak_reason {
  *                    content, kept when it is retransmitted on another path
  *  28..31 ts         sender clock (ns, low 32 bits), echoed in the ACK
  *  32..39 raddr      WRITE/READ: remote virtual address of this payload
- *  40..43 rkey       WRITE/READ: remote key of the target memory region
+ *  40..43 rkey       WRITE, READ_REQ: key of the target memory region
+ *      or msn        SEND: which posted receive the message fills
+ *      or read_id    READ_RESP: which read it answers
  *  44..47 msg_id     message sequence number on the connection
  *  48..51 msg_len    total length of the message in bytes
  *  52..55 msg_off    offset of this payload within the message
@@ -113,16 +115,16 @@ enum xr_nak_reason {
  *
  * Per opcode:
  *  WRITE, WRITE_IMM  raddr/rkey: where the payload goes.
- *  SEND, SEND_IMM    raddr 0; the rkey field carries the MSN, the index of
+ *  SEND, SEND_IMM    raddr 0; msn (in rkey's place): the index of
  *                    the stream's posted receive the message consumes (the
  *                    n-th SEND/SEND_IMM of a stream fills its n-th posted
  *                    receive): placement needs no round trip.
  *  READ_REQ          raddr/rkey: what to read at the responder; payload =
  *                    struct xr_read_req (where the answer goes at the
  *                    requester, how much, and the read's id).
- *  READ_RESP         raddr: requester's address of this payload; the rkey
- *                    field carries the read's id: the requester places it
- *                    only inside the window that read opened.
+ *  READ_RESP         raddr: requester's address of this payload; read_id
+ *                    (in rkey's place): the requester places it only inside
+ *                    the window that read opened.
  */
 struct xr_data_hdr {
 	__u8 ver_type;
@@ -136,7 +138,13 @@ struct xr_data_hdr {
 	__be32 csn;
 	__be32 ts;
 	__be64 raddr;
-	__be32 rkey;
+	/* One field whose meaning the opcode picks (see above): naming the
+	 * member says which meaning the code relies on. */
+	union {
+		__be32 rkey;
+		__be32 msn;
+		__be32 read_id;
+	};
 	__be32 msg_id;
 	__be32 msg_len;
 	__be32 msg_off;
@@ -226,15 +234,16 @@ struct xr_probe_hdr {
 
 /*
  * Control messages (connection management), exchanged between the devices'
- * control sockets (plain UDP), never seen by XDP.  Fixed 192 bytes.
+ * control sockets (plain UDP), never seen by XDP.  Fixed 256 bytes.
  *
  *  0      ver_type   version << 4 | XR_T_CTRL
  *  1      op         XR_CTRL_*
  *  2..3   status     0, or a positive errno explaining a REJECT
- *  4..7   dst_conn   receiver's connection id (0 in CONNECT)
- *  8..15  token      receiver's token (0 in CONNECT)
- *  16..23 nonce      the requester's random nonce, echoed in the answer;
- *                    makes a retransmitted CONNECT idempotent
+ *  4..7   dst_conn   receiver's connection id (0 in CONNECT and COOKIE)
+ *  8..15  token      receiver's token (0 in CONNECT and COOKIE)
+ *  16..23 nonce      the requester's random nonce, echoed in every answer
+ *                    (COOKIE, ACCEPT, REJECT); makes a retransmitted
+ *                    CONNECT idempotent
  *  24..27 src_conn   sender's connection id
  *  28..31 mtu        largest IP packet the sender accepts
  *  32..39 rx_token   token the sender wants in every packet sent to it
@@ -248,13 +257,23 @@ struct xr_probe_hdr {
  *  54     nplanes    number of addresses below that are valid (1..4)
  *  55     family     4 or 6
  *  56..59 npaths     paths the sender opens (informational, not used)
- *  60..63 flags      zero
+ *  60..63 flags      XR_CF_*
  *  64..127 addr[4]   sender's data-plane addresses, 16 bytes each (IPv4 as
- *                    ::ffff:a.b.c.d)
+ *                    ::ffff:a.b.c.d); the message must come from one of them
  *  128    priv_len   bytes of private data that follow (0..XR_CTRL_PRIV_MAX)
  *  129..131 rsvd
  *  132..191 priv     application data carried with CONNECT / ACCEPT (like
  *                    rdma_cm's private data: buffer addresses and keys)
+ *  192..207 cookie   COOKIE: the listener's stateless cookie for this
+ *                    (address, port, nonce); CONNECT: the cookie it got
+ *                    (zero the first time)
+ *  208..215 nonce2   ACCEPT: the listener's own random nonce (with a
+ *                    cluster key, both nonces go into the connection key)
+ *  216..223 rsvd2
+ *  224..255 mac      with a cluster key (XR_CF_AUTH): HMAC-SHA-512/256 of
+ *                    bytes 0..223; CONNECT, COOKIE, ACCEPT and REJECT under
+ *                    the cluster key, CLOSE and CLOSE_ACK under the
+ *                    connection key.  Zero without a key.
  */
 enum xr_ctrl_op {
 	XR_CTRL_CONNECT = 1,
@@ -262,10 +281,17 @@ enum xr_ctrl_op {
 	XR_CTRL_REJECT = 3,
 	XR_CTRL_CLOSE = 4,
 	XR_CTRL_CLOSE_ACK = 5,
+	XR_CTRL_COOKIE = 6,      /* prove you receive at your address: resend
+	                          * the CONNECT with this cookie */
 };
+
+/* Flags of control messages. */
+#define XR_CF_AUTH 0x1           /* mac is valid (the sender has a key) */
 
 #define XR_CTRL_MAX_PLANES 4
 #define XR_CTRL_PRIV_MAX 60
+#define XR_CTRL_COOKIE_LEN 16
+#define XR_CTRL_MAC_LEN 32
 
 struct xr_ctrl_msg {
 	__u8 ver_type;
@@ -290,6 +316,10 @@ struct xr_ctrl_msg {
 	__u8 priv_len;
 	__u8 rsvd[3];
 	__u8 priv[XR_CTRL_PRIV_MAX];
+	__u8 cookie[XR_CTRL_COOKIE_LEN];
+	__be64 nonce2;
+	__be64 rsvd2;
+	__u8 mac[XR_CTRL_MAC_LEN];
 } __attribute__((packed, aligned(4)));
 
 /* Layout checks.  C11 _Static_assert works for both clang -target bpf and
@@ -304,6 +334,8 @@ _Static_assert(XR_OFF(struct xr_data_hdr, csn) == 24, "csn");
 _Static_assert(XR_OFF(struct xr_data_hdr, ts) == 28, "ts");
 _Static_assert(XR_OFF(struct xr_data_hdr, raddr) == 32, "raddr");
 _Static_assert(XR_OFF(struct xr_data_hdr, rkey) == 40, "rkey");
+_Static_assert(XR_OFF(struct xr_data_hdr, msn) == 40, "msn");
+_Static_assert(XR_OFF(struct xr_data_hdr, read_id) == 40, "read_id");
 _Static_assert(XR_OFF(struct xr_data_hdr, msg_id) == 44, "msg_id");
 _Static_assert(XR_OFF(struct xr_data_hdr, msg_len) == 48, "msg_len");
 _Static_assert(XR_OFF(struct xr_data_hdr, msg_off) == 52, "msg_off");
@@ -330,7 +362,7 @@ _Static_assert(XR_OFF(struct xr_probe_hdr, seq) == 16, "probe seq");
 _Static_assert(XR_OFF(struct xr_probe_hdr, ts) == 20, "probe ts");
 _Static_assert(XR_OFF(struct xr_probe_hdr, rate_hint) == 24, "probe hint");
 
-_Static_assert(sizeof(struct xr_ctrl_msg) == 192, "control message size");
+_Static_assert(sizeof(struct xr_ctrl_msg) == 256, "control message size");
 _Static_assert(XR_OFF(struct xr_ctrl_msg, nonce) == 16, "ctrl nonce");
 _Static_assert(XR_OFF(struct xr_ctrl_msg, src_conn) == 24, "ctrl src_conn");
 _Static_assert(XR_OFF(struct xr_ctrl_msg, rx_token) == 32, "ctrl rx_token");
@@ -341,6 +373,9 @@ _Static_assert(XR_OFF(struct xr_ctrl_msg, npaths) == 56, "ctrl npaths");
 _Static_assert(XR_OFF(struct xr_ctrl_msg, addr) == 64, "ctrl addr");
 _Static_assert(XR_OFF(struct xr_ctrl_msg, priv_len) == 128, "ctrl priv_len");
 _Static_assert(XR_OFF(struct xr_ctrl_msg, priv) == 132, "ctrl priv");
+_Static_assert(XR_OFF(struct xr_ctrl_msg, cookie) == 192, "ctrl cookie");
+_Static_assert(XR_OFF(struct xr_ctrl_msg, nonce2) == 208, "ctrl nonce2");
+_Static_assert(XR_OFF(struct xr_ctrl_msg, mac) == 224, "ctrl mac");
 
 /* Serial-number arithmetic for 32-bit PSNs / CSNs (RFC 1982 style):
  * a - b as a signed distance, correct across wrap-around. */

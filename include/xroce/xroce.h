@@ -103,6 +103,16 @@ struct xroce_device_attr {
 	enum xroce_log_level log_level;
 	enum xroce_tx_engine tx_engine;
 	unsigned int flags;        /* enum xroce_device_flags */
+	/* Cluster key: a file of 32 bytes (raw or 64 hex digits) shared by
+	 * the hosts allowed to connect; NULL = the file named by the
+	 * environment variable XROCE_KEY_FILE, if any.  With a key, connection
+	 * set-up authenticates both ends and derives per-connection keys, and
+	 * a peer without the key cannot connect (docs/SECURITY.md). */
+	const char *key_file;
+	/* Who may connect to this device (xroce_accept): a comma-separated
+	 * list of addresses or prefixes, "10.0.0.0/24,fd00::/64"; NULL or ""
+	 * = anyone (as a TCP server).  CONNECTs from elsewhere are dropped. */
+	const char *accept_from;
 };
 
 enum xroce_device_flags {
@@ -296,10 +306,13 @@ int xroce_get_private_data(const struct xroce_qp *qp, void *buf, size_t len);
 
 /* Listen for connection requests on one more UDP port of the device (its
  * control port always listens): addr a numeric address or NULL (any),
- * port 0 picks a free port.  Returns the port, or a negative errno
- * (-EADDRINUSE, -ENOSPC past 16 ports). */
+ * port 0 picks a free port.  Requests to it pass the same checks as those
+ * to the control port (accept_from, cookie, cluster key), and connections
+ * accepted from it keep it as their control port.  Returns the port, or a
+ * negative errno (-EADDRINUSE, -ENOSPC past 16 ports). */
 int xroce_listen(struct xroce_device *dev, const char *addr, uint16_t port);
-/* Stop listening on port (requests already queued from it stay). */
+/* Stop listening on port: requests not yet taken are forgotten, taken
+ * ones may still be answered, connections accepted from it go on. */
 int xroce_unlisten(struct xroce_device *dev, uint16_t port);
 
 struct xroce_conn_req {

@@ -79,7 +79,7 @@ static void check_sent(void)
 
 		SIM_CHECK(d->len == sizeof(struct xr_ctrl_msg), "sent %zu bytes", d->len);
 		SIM_CHECK(m->ver_type == XR_VER_TYPE(XR_T_CTRL) &&
-			  m->op >= XR_CTRL_CONNECT && m->op <= XR_CTRL_CLOSE_ACK,
+			  m->op >= XR_CTRL_CONNECT && m->op <= XR_CTRL_COOKIE,
 			  "sent a malformed control message (op %u)", m->op);
 		for (k = 0; k < nfrom; k++)
 			if (!memcmp(&froms[k].sin6_addr, &d->addr.sin6_addr, 16) &&
@@ -138,12 +138,15 @@ static void template_msg(struct rd *r, struct xr_ctrl_msg *m,
 
 	h_peer_addr(from, t >> 6);
 	switch (t % 7) {
-	case 0: /* a new CONNECT */
+	case 0: /* a new CONNECT, with the cookie it needs unless np says not */
 		h_connect_msg(m, rd_u64(r), rd_u32(r), rd_u32(r), 1 + np % 4);
+		if (!(np & 0x80))
+			h_cookie(m, from);
 		break;
 	case 1: /* the first connection's CONNECT again (its ACCEPT "lost") */
 		h_peer_addr(from, 0);
 		h_connect_msg(m, NONCE_A, 0x77770000u, 0x55550000u, H_PLANES);
+		h_cookie(m, from);
 		break;
 	case 2:
 	case 3: /* ACCEPT / REJECT for some nonce */
@@ -245,26 +248,31 @@ static void op_accept(void)
 static void op_answer(struct rd *r)
 {
 	struct xr_ctrl_msg m, ans;
-	struct sockaddr_in6 from;
+	struct sockaddr_in6 from, to;
 	uint64_t want = rd_u64(r) | 1;
+	uint8_t how = rd_u8(r);
+	bool is_answer;
 	int rc;
 
 	template_msg(r, &m, &from);
-	if (rd_u8(r) & 1)
+	if (how & 1)
 		m.nonce = htobe64(want);
+	/* The connect went to the sender, or (a spoofed answer) elsewhere. */
+	to = from;
+	if (how & 2)
+		h_peer_addr(&to, (how >> 2) % 4 + 1);
 	remember_from(&from);
 	memset(&ans, 0, sizeof(ans));
-	rc = xr_test_ctrl_answer(H.dev, &m, sizeof(m), &from, want, &ans);
+	rc = xr_test_ctrl_answer(H.dev, &m, sizeof(m), &from, want, &to, &ans);
+	is_answer = be64toh(m.nonce) == want && m.ver_type == XR_VER_TYPE(XR_T_CTRL) &&
+		    (m.op == XR_CTRL_ACCEPT || m.op == XR_CTRL_REJECT) &&
+		    !memcmp(&from, &to, sizeof(from));
 	if (rc == 1)
-		SIM_CHECK(be64toh(m.nonce) == want && m.ver_type == XR_VER_TYPE(XR_T_CTRL) &&
-			  (m.op == XR_CTRL_ACCEPT || m.op == XR_CTRL_REJECT) &&
-			  !memcmp(&ans, &m, sizeof(m)), "a message taken as the answer "
-			  "(op %u) that is not", m.op);
+		SIM_CHECK(is_answer && !memcmp(&ans, &m, sizeof(m)), "a message "
+			  "taken as the answer (op %u) that is not", m.op);
 	else
-		SIM_CHECK(rc == 0 && !(be64toh(m.nonce) == want &&
-				       m.ver_type == XR_VER_TYPE(XR_T_CTRL) &&
-				       (m.op == XR_CTRL_ACCEPT || m.op == XR_CTRL_REJECT)),
-			  "the answer was not recognised (rc %d)", rc);
+		SIM_CHECK(rc == 0 && !is_answer, "the answer was not recognised "
+			  "(rc %d)", rc);
 }
 
 /* ACK records acknowledging all the first connection has sent. */

@@ -166,6 +166,12 @@ void h_connect_msg(struct xr_ctrl_msg *m, uint64_t nonce, uint32_t init_psn,
 	}
 }
 
+void h_cookie(struct xr_ctrl_msg *m, const struct sockaddr_in6 *from)
+{
+	xr_auth_cookie(&H.dev->auth, from, be64toh(m->nonce),
+		       xr_auth_cookie_slot(xr_now_ns()), m->cookie);
+}
+
 int h_accept_from_peer(struct xroce_qp *qp, uint64_t nonce, uint32_t peer_psn,
 		       uint32_t peer_csn)
 {
@@ -174,6 +180,7 @@ int h_accept_from_peer(struct xroce_qp *qp, uint64_t nonce, uint32_t peer_psn,
 
 	h_peer_addr(&from, 0);
 	h_connect_msg(&m, nonce, peer_psn, peer_csn, H_PLANES);
+	h_cookie(&m, &from);
 	SIM_CHECK(sim_ctrl_push(&m, sizeof(m), &from, sizeof(from)), "ctrl queue");
 	return xroce_accept(qp, 0);
 }

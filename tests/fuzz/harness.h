@@ -102,6 +102,8 @@ unsigned h_maps_wipe(void);
 
 void h_peer_addr(struct sockaddr_in6 *sa, int host);
 /* A CONNECT as a peer at h_peer_addr(host) would send it. */
+/* The cookie the device expects from `from` for m (a CONNECT). */
+void h_cookie(struct xr_ctrl_msg *m, const struct sockaddr_in6 *from);
 void h_connect_msg(struct xr_ctrl_msg *m, uint64_t nonce, uint32_t init_psn,
 		   uint32_t init_csn, int nplanes);
 /* Accept qp (INIT) from that peer through the control socket, as

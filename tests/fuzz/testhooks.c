@@ -215,10 +215,18 @@ int xr_test_ctrl_input(struct xroce_device *dev, const void *buf, size_t len,
 
 int xr_test_ctrl_answer(struct xroce_device *dev, const void *buf, size_t len,
 			const struct sockaddr_in6 *from, uint64_t want_nonce,
+			const struct sockaddr_in6 *want_to,
 			struct xr_ctrl_msg *answer)
 {
-	if (!dev || (len && !buf) || !from || !answer)
+	int rc;
+
+	if (!dev || (len && !buf) || !from || !want_to || !answer)
 		return -EINVAL;
-	return xr_ctrl_handle_msg(dev, buf, len, from, sizeof(*from), want_nonce,
-				  answer);
+	dev->want_nonce = want_nonce;
+	dev->want_to = *want_to;
+	dev->have_answer = dev->have_cookie = false;
+	rc = xr_ctrl_handle_msg(dev, buf, len, from, sizeof(*from), want_nonce,
+				answer);
+	dev->want_nonce = 0;
+	return rc;
 }

@@ -52,10 +52,11 @@ int xr_test_device_open(const struct xr_test_dev_attr *attr,
 int xr_test_ctrl_input(struct xroce_device *dev, const void *buf, size_t len,
 		       const struct sockaddr_in6 *from);
 
-/* The same while a connect waits for the answer carrying want_nonce:
- * returns 1 (and fills *answer) if this datagram is it. */
+/* The same while a connect to want_to waits for the answer carrying
+ * want_nonce: returns 1 (and fills *answer) if this datagram is it. */
 int xr_test_ctrl_answer(struct xroce_device *dev, const void *buf, size_t len,
 			const struct sockaddr_in6 *from, uint64_t want_nonce,
+			const struct sockaddr_in6 *want_to,
 			struct xr_ctrl_msg *answer);
 
 /* Swap the device's BPF map fds with *other.  With *other filled by

@@ -17,6 +17,7 @@
 
 #include "acks.h"
 #include "device.h"
+#include "keepalive.h"
 #include "paths.h"
 #include "qp_state.h"
 #include "sender.h"
@@ -331,6 +332,11 @@ uint64_t xr_qp_timers(struct xroce_qp *qp)
 			next = dl;
 	}
 	dl = rnr_retries(qp, now);
+	if (dl < next)
+		next = dl;
+	dl = xr_qp_keepalive(qp, now);
+	if (qp->state != XROCE_QPS_RTS)
+		return UINT64_MAX;
 	if (dl < next)
 		next = dl;
 	/* The peer is gone if nothing has been acknowledged for timeout_ms

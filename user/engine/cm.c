@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Connection set-up without blocking.  The messages are the blocking
- * calls' (connect.c): a connect started here sends the same CONNECT and
- * resends it every 100 ms; its ACCEPT or REJECT, read by whoever drains
- * the control socket, waits in the device's stash until xr_cm_service
- * hands it to the QP whose nonce it carries.  On the listening side a
- * request stays in the device's queue once taken, so a resent CONNECT is
- * not reported twice; it leaves when answered (the answer is remembered
- * for resends, as the blocking accept's is) or after 30 s unanswered.
+ * Connection set-up without blocking.  The messages and their checks are
+ * the blocking calls' (connect.c, ctrl.c): a connect started here sends
+ * the same CONNECT (signed with a cluster key) and resends it every
+ * 100 ms; its COOKIE, ACCEPT or REJECT, read by whoever drains the control
+ * sockets, waits in the device's stash until xr_cm_service hands it to
+ * the QP whose nonce it carries, if it came from the address and port the
+ * CONNECT went to.  A COOKIE makes the CONNECT carry it, resent at once.
+ *
+ * On the listening side requests reach the queue only as they reach it
+ * for xroce_accept: from an address accept_from allows, believable, with
+ * a valid cookie.  A request stays in the queue once taken, so a resent
+ * CONNECT is not reported twice; it leaves when answered (the answer is
+ * remembered for resends, as the blocking accept's is) or after 30 s
+ * unanswered.  Listening ports are sockets of their own: what answers a
+ * request leaves by the socket it came to (ctrl.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +24,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
+#include "auth.h"
 #include "cm.h"
 #include "ctrl.h"
 #include "engine.h"
@@ -52,16 +60,50 @@ static int listen_socket(struct xroce_device *dev, const char *addr,
 	return 0;
 }
 
+static void close_listener(struct xroce_device *dev, uint32_t i)
+{
+	epoll_ctl(dev->epfd, EPOLL_CTL_DEL, dev->listen[i].fd, NULL);
+	close(dev->listen[i].fd);
+	dev->listen[i] = dev->listen[--dev->nlisten];
+}
+
+/* Whether a connection or a taken request still speaks through port. */
+static bool port_in_use(const struct xroce_device *dev, uint16_t port)
+{
+	const struct xroce_qp *qp;
+	uint32_t i;
+
+	for (qp = dev->qps; qp; qp = qp->next)
+		if (qp->ctrl_lport == port)
+			return true;
+	for (i = 0; i < dev->npending; i++)
+		if (dev->pending[i].port == port)
+			return true;
+	return false;
+}
+
+/* Close the unlistened sockets nothing speaks through any more. */
+static void gc_listeners(struct xroce_device *dev)
+{
+	uint32_t i;
+
+	for (i = 0; i < dev->nlisten; i++)
+		if (dev->listen[i].closed && !port_in_use(dev, dev->listen[i].port))
+			close_listener(dev, i--);
+}
+
 int xr_listen(struct xroce_device *dev, const char *addr, uint16_t port)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct xr_listen *l;
 	int rc;
 
+	gc_listeners(dev);
 	if (dev->nlisten == XR_LISTEN_MAX)
 		return xr_fail(&dev->log, -ENOSPC, "xroce_listen: at most %d ports",
 			       XR_LISTEN_MAX);
 	l = &dev->listen[dev->nlisten];
+	l->closed = false;
 	rc = listen_socket(dev, addr, port, &l->fd, &l->port);
 	if (rc)
 		return rc;
@@ -79,14 +121,18 @@ int xr_listen(struct xroce_device *dev, const char *addr, uint16_t port)
 
 int xr_unlisten(struct xroce_device *dev, uint16_t port)
 {
-	uint32_t i;
+	uint32_t i, j;
 
 	for (i = 0; i < dev->nlisten; i++) {
-		if (dev->listen[i].port != port)
+		if (dev->listen[i].port != port || dev->listen[i].closed)
 			continue;
-		epoll_ctl(dev->epfd, EPOLL_CTL_DEL, dev->listen[i].fd, NULL);
-		close(dev->listen[i].fd);
-		dev->listen[i] = dev->listen[--dev->nlisten];
+		/* Requests nobody took are forgotten; taken ones may still be
+		 * answered, and accepted connections keep their socket. */
+		dev->listen[i].closed = true;
+		for (j = 0; j < dev->npending; j++)
+			if (dev->pending[j].port == port && !dev->pending[j].id)
+				xr_ctrl_req_remove(dev, j--);
+		gc_listeners(dev);
 		return 0;
 	}
 	return xr_fail(&dev->log, -ENOENT, "xroce_unlisten: not listening on "
@@ -96,31 +142,7 @@ int xr_unlisten(struct xroce_device *dev, uint16_t port)
 void xr_cm_close(struct xroce_device *dev)
 {
 	while (dev->nlisten)
-		xr_unlisten(dev, dev->listen[0].port);
-}
-
-/* Requests (and anything else) that came to the listening sockets; a
- * request queued from one remembers the port. */
-static void drain_listen(struct xroce_device *dev)
-{
-	uint32_t i;
-
-	for (i = 0; i < dev->nlisten; i++) {
-		for (;;) {
-			struct xr_ctrl_msg m;
-			struct sockaddr_in6 from = { 0 };
-			socklen_t flen = sizeof(from);
-			uint32_t before = dev->npending;
-			ssize_t n = recvfrom(dev->listen[i].fd, &m, sizeof(m), 0,
-					     (struct sockaddr *)&from, &flen);
-
-			if (n < 0)
-				break;
-			xr_ctrl_handle_msg(dev, &m, (size_t)n, &from, flen, 0, NULL);
-			if (dev->npending > before)
-				dev->pending[dev->npending - 1].port = dev->listen[i].port;
-		}
-	}
+		close_listener(dev, 0);
 }
 
 static int find_taken(const struct xroce_device *dev, uint64_t id)
@@ -138,7 +160,6 @@ int xr_conn_req_get(struct xroce_device *dev, struct xroce_conn_req *req)
 	uint32_t i;
 
 	xr_ctrl_drain(dev, 0, NULL);
-	drain_listen(dev);
 	for (i = 0; i < dev->npending; i++) {
 		struct xr_ctrl_req *p = &dev->pending[i];
 		const struct xr_ctrl_msg *m = (const void *)p->msg;
@@ -165,7 +186,7 @@ int xr_conn_req_accept(struct xroce_qp *qp, const struct xroce_conn_req *req)
 {
 	struct xroce_device *dev = qp->dev;
 	struct xr_ctrl_req r;
-	int i = find_taken(dev, req->id);
+	int i = find_taken(dev, req->id), rc;
 
 	if (qp->state != XROCE_QPS_INIT || qp->cm)
 		return xr_fail(&dev->log, -EISCONN, "xroce_accept_conn_req: qp %u "
@@ -176,7 +197,9 @@ int xr_conn_req_accept(struct xroce_qp *qp, const struct xroce_conn_req *req)
 			       (unsigned long long)req->id);
 	r = dev->pending[i];
 	xr_ctrl_req_remove(dev, (uint32_t)i);
-	return xr_ctrl_answer_request(qp, &r);
+	rc = xr_ctrl_answer_request(qp, &r);
+	gc_listeners(dev);
+	return rc;
 }
 
 int xr_conn_req_reject(struct xroce_device *dev, const struct xroce_conn_req *req,
@@ -205,14 +228,26 @@ int xr_conn_req_reject(struct xroce_device *dev, const struct xroce_conn_req *re
 	a.priv_len = (uint8_t)len;
 	if (len)
 		memcpy(a.priv, data, len);
+	if (dev->auth.keyed)
+		xr_auth_sign(dev->auth.key, &a);
 	/* Remembered like an ACCEPT: a resent CONNECT gets it again. */
 	rc = &dev->recent[dev->recent_pos++ % XR_CTRL_RECENT];
 	rc->valid = true;
 	rc->nonce = be64toh(m->nonce);
 	rc->from = r.from;
+	rc->port = r.port;
 	memcpy(rc->reply, &a, sizeof(a));
-	xr_ctrl_send(dev, &a, &r.from);
+	xr_ctrl_send_from(dev, r.port, &a, &r.from);
+	gc_listeners(dev);
 	return 0;
+}
+
+/* The CONNECT (again), signed when there is a cluster key. */
+static int send_connect(struct xroce_device *dev, struct xr_cm_conn *cm)
+{
+	if (dev->auth.keyed)
+		xr_auth_sign(dev->auth.key, &cm->msg);
+	return xr_ctrl_send(dev, &cm->msg, &cm->to);
 }
 
 int xr_qp_connect_start(struct xroce_qp *qp, const char *host, uint16_t port,
@@ -250,7 +285,7 @@ int xr_qp_connect_start(struct xroce_qp *qp, const char *host, uint16_t port,
 	cm->active = true;
 	qp->cm = cm;
 	dev->nconnecting++;
-	rc = xr_ctrl_send(dev, &cm->msg, &cm->to);
+	rc = send_connect(dev, cm);
 	if (rc && rc != -EAGAIN && rc != -ENOBUFS)
 		xr_log(&dev->log, XROCE_LOG_WARN, "xroce_connect_start: %s port %u: "
 		       "%s (resending)", host, port, strerror(-rc));
@@ -283,27 +318,50 @@ static void on_answer(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 		qp->state = XROCE_QPS_ERR;
 		return;
 	}
-	/* The answer's source is the peer device's control socket: CLOSE goes
-	 * there, whatever port the request was sent to. */
+	if (qp->dev->auth.keyed) {
+		xr_auth_conn_key(&qp->dev->auth, cm->nonce, be64toh(m->nonce2),
+				 qp->conn_id, ntohl(m->src_conn), qp->conn_key);
+		qp->keyed = true;
+	}
+	/* The answer came from where the CONNECT went (hand_out_answers):
+	 * CLOSE goes there too. */
 	cm->result = xr_ctrl_establish(qp, m, from);
 	if (cm->result)
 		qp->state = XROCE_QPS_ERR;
 }
 
+static bool same_peer(const struct sockaddr_in6 *a, const struct sockaddr_in6 *b)
+{
+	return !memcmp(&a->sin6_addr, &b->sin6_addr, 16) && a->sin6_port == b->sin6_port;
+}
+
+/* Each stashed answer to the connect whose nonce it carries, if it came
+ * from where that CONNECT went; the rest were late or forged. */
 static void hand_out_answers(struct xroce_device *dev)
 {
 	uint32_t i;
 
 	for (i = 0; i < dev->nstash; i++) {
 		const struct xr_ctrl_msg *m = (const void *)dev->stash[i].msg;
+		const struct sockaddr_in6 *from = &dev->stash[i].from;
 		uint64_t nonce = be64toh(m->nonce);
 		struct xroce_qp *qp;
 
 		for (qp = dev->qps; qp; qp = qp->next)
 			if (qp->cm && qp->cm->active && qp->cm->nonce == nonce)
 				break;
-		if (qp)
-			on_answer(qp, m, &dev->stash[i].from);
+		if (!qp)
+			continue;
+		if (!same_peer(from, &qp->cm->to)) {
+			dev->ctrl_spoofed++;
+		} else if (m->op == XR_CTRL_COOKIE) {
+			/* Proof that we receive where we claim: resend now. */
+			memcpy(qp->cm->msg.cookie, m->cookie, sizeof(m->cookie));
+			send_connect(dev, qp->cm);
+			qp->cm->resend_ns = xr_now_ns() + XR_CM_RESEND_NS;
+		} else {
+			on_answer(qp, m, from);
+		}
 	}
 	dev->nstash = 0;
 }
@@ -327,7 +385,7 @@ static void drive_connects(struct xroce_device *dev, uint64_t now)
 		}
 		n++;
 		if (now >= cm->resend_ns) {
-			xr_ctrl_send(dev, &cm->msg, &cm->to);
+			send_connect(dev, cm);
 			cm->resend_ns = now + XR_CM_RESEND_NS;
 		}
 	}
@@ -339,7 +397,6 @@ void xr_cm_service(struct xroce_device *dev)
 	uint64_t now = xr_now_ns();
 	uint32_t i;
 
-	drain_listen(dev);
 	hand_out_answers(dev);
 	drive_connects(dev, now);
 	for (i = 0; i < dev->npending; i++) {
@@ -350,6 +407,7 @@ void xr_cm_service(struct xroce_device *dev)
 			xr_ctrl_req_remove(dev, i--);
 		}
 	}
+	gc_listeners(dev);
 }
 
 int xr_qp_connect_poll(struct xroce_qp *qp)

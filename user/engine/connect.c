@@ -10,6 +10,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include "auth.h"
 #include "ctrl.h"
 #include "engine.h"
 #include "progress.h"
@@ -79,35 +80,55 @@ int xr_ctrl_parse_host(const char *host, uint16_t port, int *family,
 	return -EINVAL;
 }
 
+static int send_signed(struct xroce_device *dev, struct xr_ctrl_msg *m,
+		       const struct sockaddr_in6 *to)
+{
+	if (dev->auth.keyed)
+		xr_auth_sign(dev->auth.key, m);
+	return xr_ctrl_send(dev, m, to);
+}
+
+/* The listener asked for proof that we receive at our address: the same
+ * CONNECT again, with its cookie. */
+static void take_cookie(struct xroce_device *dev, struct xr_ctrl_msg *m)
+{
+	memcpy(m->cookie, dev->cookie, sizeof(m->cookie));
+	dev->have_cookie = false;
+}
+
 /* Send m to `to` until the answer to nonce arrives (1, in *ans) or the
- * deadline passes (0). */
-static int await_answer(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+ * deadline passes (0); a COOKIE on the way makes m carry it. */
+static int await_answer(struct xroce_device *dev, struct xr_ctrl_msg *m,
 			const struct sockaddr_in6 *to, uint64_t nonce,
 			uint64_t deadline, struct xr_ctrl_msg *ans)
 {
 	int rc;
 
 	dev->want_nonce = nonce;
-	dev->have_answer = false;
+	dev->want_to = *to;
+	dev->have_answer = dev->have_cookie = false;
 	for (rc = 0; !rc && xr_now_ns() < deadline;) {
 		uint64_t resend = xr_now_ns() + XR_CTRL_RESEND_MS * 1000000ull;
 
-		rc = xr_ctrl_send(dev, m, to);
+		rc = send_signed(dev, m, to);
 		if (rc && rc != -EAGAIN && rc != -ENOBUFS)
 			break;
 		rc = 0;
 		while (!rc && xr_now_ns() < (resend < deadline ? resend : deadline)) {
 			ctrl_wait(dev, resend < deadline ? resend : deadline, false);
+			if (!dev->have_answer && !dev->have_cookie)
+				rc = xr_ctrl_drain(dev, nonce, ans);
 			if (dev->have_answer) {
 				memcpy(ans, dev->answer, sizeof(*ans));
 				rc = 1;
-			} else {
-				rc = xr_ctrl_drain(dev, nonce, ans);
+			} else if (dev->have_cookie) {
+				take_cookie(dev, m);
+				break; /* resend at once */
 			}
 		}
 	}
 	dev->want_nonce = 0;
-	dev->have_answer = false;
+	dev->have_answer = dev->have_cookie = false;
 	return rc;
 }
 
@@ -117,7 +138,7 @@ int xr_qp_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 	struct xroce_device *dev = qp->dev;
 	struct xr_ctrl_msg m, ans;
 	struct sockaddr_in6 to;
-	uint64_t nonce;
+	uint64_t nonce, unauth;
 	int rc, err;
 
 	if (qp->state != XROCE_QPS_INIT)
@@ -136,10 +157,15 @@ int xr_qp_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 	nonce = xr_random64() | 1;
 	m.op = XR_CTRL_CONNECT;
 	m.nonce = htobe64(nonce);
+	unauth = dev->ctrl_unauth;
 	rc = await_answer(dev, &m, &to, nonce, deadline_of(timeout_ms), &ans);
 	if (rc < 0)
 		return xr_fail(&dev->log, rc, "xroce_connect: cannot reach %s port "
 			       "%u: %s", host, port, strerror(-rc));
+	if (!rc && dev->ctrl_unauth != unauth)
+		return xr_fail(&dev->log, -ETIMEDOUT, "xroce_connect: %s port %u "
+			       "answered without a valid signature (does it hold "
+			       "the same cluster key?)", host, port);
 	if (!rc)
 		return xr_fail(&dev->log, -ETIMEDOUT, "xroce_connect: no answer "
 			       "from %s port %u", host, port);
@@ -151,12 +177,17 @@ int xr_qp_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 	if (ntohl(ans.dst_conn) != qp->conn_id || be64toh(ans.token) != qp->rx_token)
 		return xr_fail(&dev->log, -EPROTO, "xroce_connect: the answer does "
 			       "not match our request");
+	if (dev->auth.keyed) {
+		xr_auth_conn_key(&dev->auth, nonce, be64toh(ans.nonce2), qp->conn_id,
+				 ntohl(ans.src_conn), qp->conn_key);
+		qp->keyed = true;
+	}
 	return xr_ctrl_establish(qp, &ans, &to);
 }
 
-static void reject(struct xroce_device *dev, const struct xr_ctrl_msg *req,
-		   const struct sockaddr_in6 *from, int err)
+static void reject(struct xroce_device *dev, const struct xr_ctrl_req *q, int err)
 {
+	const struct xr_ctrl_msg *req = (const struct xr_ctrl_msg *)q->msg;
 	struct xr_ctrl_msg r;
 
 	memset(&r, 0, sizeof(r));
@@ -164,7 +195,9 @@ static void reject(struct xroce_device *dev, const struct xr_ctrl_msg *req,
 	r.op = XR_CTRL_REJECT;
 	r.status = htons((uint16_t)err);
 	r.nonce = req->nonce;
-	xr_ctrl_send(dev, &r, from);
+	if (dev->auth.keyed)
+		xr_auth_sign(dev->auth.key, &r);
+	xr_ctrl_send_from(dev, q->port, &r, &q->from);
 }
 
 /* Take the oldest queued request for the device's own port into *req
@@ -191,35 +224,47 @@ void xr_ctrl_req_remove(struct xroce_device *dev, uint32_t i)
 }
 
 /* Connect qp as the request asks and answer it (remembered, so that a
- * resent CONNECT gets the same ACCEPT). */
+ * resent CONNECT gets the same ACCEPT) out of the socket the request came
+ * to, which carries the connection's control messages from then on. */
 int xr_ctrl_answer_request(struct xroce_qp *qp, const struct xr_ctrl_req *req)
 {
 	struct xroce_device *dev = qp->dev;
 	const struct xr_ctrl_msg *m = (const struct xr_ctrl_msg *)req->msg;
+	uint64_t snonce = xr_random64();
 	struct xr_ctrl_recent *r;
 	struct xr_ctrl_msg a;
 	int rc;
 
 	qp->family = m->family == 6 ? AF_INET6 : AF_INET;
+	qp->ctrl_lport = req->port;
 	memset(&a, 0, sizeof(a));
 	rc = xr_ctrl_fill_self(qp, &a);
+	if (dev->auth.keyed) {
+		xr_auth_conn_key(&dev->auth, be64toh(m->nonce), snonce,
+				 ntohl(m->src_conn), qp->conn_id, qp->conn_key);
+		qp->keyed = true;
+	}
 	if (!rc)
 		rc = xr_ctrl_establish(qp, m, &req->from);
 	if (rc) {
-		reject(dev, m, &req->from, -rc);
+		reject(dev, req, -rc);
 		return rc;
 	}
 	a.op = XR_CTRL_ACCEPT;
 	a.nonce = m->nonce;
+	a.nonce2 = htobe64(snonce);
 	a.dst_conn = m->src_conn;
 	a.token = m->rx_token;
 	a.mtu = htonl(qp->mtu);
+	if (dev->auth.keyed)
+		xr_auth_sign(dev->auth.key, &a);
 	r = &dev->recent[dev->recent_pos++ % XR_CTRL_RECENT];
 	r->valid = true;
 	r->nonce = be64toh(m->nonce);
 	r->from = req->from;
+	r->port = req->port;
 	memcpy(r->reply, &a, sizeof(a));
-	xr_ctrl_send(dev, &a, &req->from);
+	xr_ctrl_send_from(dev, req->port, &a, &req->from);
 	return 0;
 }
 
@@ -234,8 +279,10 @@ int xr_qp_accept(struct xroce_qp *qp, int timeout_ms)
 			       qp->conn_id);
 	for (;;) {
 		xr_ctrl_drain(dev, 0, NULL);
-		if (pop_request(dev, &req))
-			return xr_ctrl_answer_request(qp, &req);
+		/* A request that cannot be served is refused and forgotten;
+		 * the listener waits on for the next (no datagram stops it). */
+		if (pop_request(dev, &req) && !xr_ctrl_answer_request(qp, &req))
+			return 0;
 		if (timeout_ms == 0)
 			return -ETIMEDOUT; /* a poll, not a failure */
 		if (xr_now_ns() >= deadline)

@@ -14,6 +14,13 @@
  * the same nonce; the server remembers recent answers and resends the same
  * ACCEPT.  CLOSE (with the receiver's token) tells the peer a connection is
  * gone, so its outstanding work is flushed at once instead of timing out.
+ *
+ * Besides its control socket a device may listen on more ports (cm.c's
+ * xroce_listen).  Every socket is read here and each message is handled
+ * the same way; what answers a request goes out of the socket it came to,
+ * and so do a connection's later CLOSE and CLOSE_ACK: the peer sees one
+ * address and port for the connection, the one it connected to, and
+ * takes answers only from there.
  */
 #include <errno.h>
 #include <poll.h>
@@ -25,6 +32,7 @@
 
 #include <bpf/bpf.h>
 
+#include "auth.h"
 #include "complete.h"
 #include "ctrl.h"
 #include "events.h"
@@ -62,6 +70,7 @@ int xr_ctrl_open(struct xroce_device *dev, const char *addr, uint16_t port)
 	if (getsockname(dev->ctrl_fd, (struct sockaddr *)&sa, &len))
 		return xr_fail(&dev->log, -errno, "getsockname: %s", strerror(errno));
 	dev->ctrl_port = ntohs(sa.sin6_port);
+	dev->rx_port = dev->ctrl_port;
 	memcpy(dev->ctrl_addr, &sa.sin6_addr, 16);
 	return 0;
 }
@@ -73,13 +82,29 @@ void xr_ctrl_close(struct xroce_device *dev)
 	dev->ctrl_fd = -1;
 }
 
+int xr_ctrl_fd(const struct xroce_device *dev, uint16_t port)
+{
+	uint32_t i;
+
+	for (i = 0; port && port != dev->ctrl_port && i < dev->nlisten; i++)
+		if (dev->listen[i].port == port)
+			return dev->listen[i].fd;
+	return dev->ctrl_fd;
+}
+
+int xr_ctrl_send_from(struct xroce_device *dev, uint16_t port,
+		      const struct xr_ctrl_msg *m, const struct sockaddr_in6 *to)
+{
+	if (sendto(xr_ctrl_fd(dev, port), m, sizeof(*m), 0,
+		   (const struct sockaddr *)to, sizeof(*to)) < 0)
+		return -errno;
+	return 0;
+}
+
 int xr_ctrl_send(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		 const struct sockaddr_in6 *to)
 {
-	if (sendto(dev->ctrl_fd, m, sizeof(*m), 0, (const struct sockaddr *)to,
-		   sizeof(*to)) < 0)
-		return -errno;
-	return 0;
+	return xr_ctrl_send_from(dev, dev->ctrl_port, m, to);
 }
 
 /* Our address on plane i for the QP's family; false if there is none. */
@@ -133,20 +158,14 @@ int xr_ctrl_establish(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 {
 	struct xroce_device *dev = qp->dev;
 	uint32_t peer_mtu = ntohl(m->mtu), i;
+	const char *why = xr_ctrl_check_peer(dev, m, from);
 	int rc;
 
-	if (m->nplanes < 1 || m->nplanes > XR_CTRL_MAX_PLANES ||
-	    m->family != (qp->family == AF_INET6 ? 6 : 4))
-		return xr_fail(&dev->log, -EPROTO, "peer sent an inconsistent "
-			       "connection message (planes %u, family %u)",
-			       m->nplanes, m->family);
-	if (ntohs(m->data_port) != dev->data_port)
-		return xr_fail(&dev->log, -EPROTO, "peer uses data port %u, we use "
-			       "%u: both ends must use the same port",
-			       ntohs(m->data_port), dev->data_port);
-	if (m->priv_len > XR_CTRL_PRIV_MAX)
-		return xr_fail(&dev->log, -EPROTO, "peer sent %u bytes of private "
-			       "data (max %d)", m->priv_len, XR_CTRL_PRIV_MAX);
+	if (!why && m->family != (qp->family == AF_INET6 ? 6 : 4))
+		why = "address family differs from ours";
+	if (why)
+		return xr_fail(&dev->log, -EPROTO, "peer's connection message "
+			       "refused: %s", why);
 	qp->peer_priv_len = m->priv_len;
 	memcpy(qp->peer_priv, m->priv, m->priv_len);
 	qp->peer_conn = ntohl(m->src_conn);
@@ -166,8 +185,13 @@ int xr_ctrl_establish(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 	if (rc)
 		return rc;
 	qp->state = XROCE_QPS_RTS;
-	qp->last_progress_ns = xr_now_ns();
+	qp->last_progress_ns = qp->last_heard_ns = xr_now_ns();
 	return 0;
+}
+
+static bool same_peer(const struct sockaddr_in6 *a, const struct sockaddr_in6 *b)
+{
+	return !memcmp(&a->sin6_addr, &b->sin6_addr, 16) && a->sin6_port == b->sin6_port;
 }
 
 static struct xr_ctrl_recent *recent_find(struct xroce_device *dev, uint64_t nonce,
@@ -178,25 +202,222 @@ static struct xr_ctrl_recent *recent_find(struct xroce_device *dev, uint64_t non
 	for (i = 0; i < XR_CTRL_RECENT; i++) {
 		struct xr_ctrl_recent *r = &dev->recent[i];
 
-		if (r->valid && r->nonce == nonce &&
-		    !memcmp(&r->from.sin6_addr, &from->sin6_addr, 16) &&
-		    r->from.sin6_port == from->sin6_port)
+		if (r->valid && r->nonce == nonce && same_peer(&r->from, from))
 			return r;
 	}
 	return NULL;
 }
 
-static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
-		     const struct sockaddr_in6 *from)
+const char *xr_ctrl_check_peer(const struct xroce_device *dev,
+			       const struct xr_ctrl_msg *m,
+			       const struct sockaddr_in6 *from)
+{
+	bool v4 = IN6_IS_ADDR_V4MAPPED(&from->sin6_addr);
+	uint32_t i;
+
+	if (m->nplanes < 1 || m->nplanes > XR_CTRL_MAX_PLANES)
+		return "number of planes out of range";
+	if (m->family != (v4 ? 4 : 6))
+		return "address family differs from the message's source";
+	if (ntohs(m->data_port) != dev->data_port)
+		return "data port differs from ours";
+	if (m->priv_len > XR_CTRL_PRIV_MAX)
+		return "private data too long";
+	if (!m->src_conn || ntohl(m->src_conn) >= 1u << 24)
+		return "bad connection id";
+	if (ntohl(m->mtu) && ntohl(m->mtu) < 576)
+		return "MTU below 576";
+	/* The peer's data plane must include the address the message came
+	 * from: a CONNECT cannot point our packets at a third party. */
+	for (i = 0; i < m->nplanes; i++)
+		if (!memcmp(m->addr[i], &from->sin6_addr, 16))
+			return NULL;
+	return "source address is none of the addresses it claims";
+}
+
+/* Sign a (with key, if any) and send it out of local port's socket. */
+static void answer(struct xroce_device *dev, uint16_t port, struct xr_ctrl_msg *a,
+		   const uint8_t *key, const struct sockaddr_in6 *to)
+{
+	if (key)
+		xr_auth_sign(key, a);
+	xr_ctrl_send_from(dev, port, a, to);
+}
+
+static const uint8_t *cluster_key(const struct xroce_device *dev)
+{
+	return dev->auth.keyed ? dev->auth.key : NULL;
+}
+
+/* The listener's answer to a CONNECT without a valid cookie: the cookie,
+ * computed from the request alone, so the listener keeps no state until
+ * the requester shows it receives at the address it claims. */
+static void send_cookie(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+			const struct sockaddr_in6 *from)
+{
+	struct xr_ctrl_msg c;
+
+	memset(&c, 0, sizeof(c));
+	c.ver_type = XR_VER_TYPE(XR_T_CTRL);
+	c.op = XR_CTRL_COOKIE;
+	c.nonce = m->nonce;
+	xr_auth_cookie(&dev->auth, from, be64toh(m->nonce),
+		       xr_auth_cookie_slot(xr_now_ns()), c.cookie);
+	dev->ctrl_cookies++;
+	answer(dev, dev->rx_port, &c, cluster_key(dev), from);
+}
+
+/* Requests from one source already queued. */
+static uint32_t pending_from(const struct xroce_device *dev,
+			     const struct sockaddr_in6 *from)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < dev->npending; i++)
+		n += !memcmp(&dev->pending[i].from.sin6_addr, &from->sin6_addr, 16);
+	return n;
+}
+
+/* Whether port is a listening port that was unlistened (kept open only
+ * for the connections accepted on it). */
+static bool listen_closed(const struct xroce_device *dev, uint16_t port)
+{
+	uint32_t i;
+
+	for (i = 0; i < dev->nlisten; i++)
+		if (dev->listen[i].port == port)
+			return dev->listen[i].closed;
+	return false;
+}
+
+static void on_connect(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+		       const struct sockaddr_in6 *from)
+{
+	uint64_t nonce = be64toh(m->nonce);
+	struct xr_ctrl_recent *r;
+	const char *why;
+	uint32_t i;
+
+	if (!xr_acl_allows(&dev->acl, &from->sin6_addr) ||
+	    listen_closed(dev, dev->rx_port)) {
+		dev->ctrl_refused++;
+		return;
+	}
+	why = xr_ctrl_check_peer(dev, m, from);
+	if (why) {
+		dev->ctrl_bad++;
+		xr_log(&dev->log, XROCE_LOG_DEBUG, "CONNECT dropped: %s", why);
+		return;
+	}
+	r = recent_find(dev, nonce, from);
+	if (r) {
+		/* Our ACCEPT was lost: the same answer again. */
+		xr_ctrl_send_from(dev, r->port, (const struct xr_ctrl_msg *)r->reply,
+				  from);
+		return;
+	}
+	if (!xr_auth_cookie_ok(&dev->auth, from, nonce, m->cookie, xr_now_ns())) {
+		send_cookie(dev, m, from);
+		return;
+	}
+	for (i = 0; i < dev->npending; i++) {
+		const struct xr_ctrl_msg *p = (void *)dev->pending[i].msg;
+
+		if (p->nonce == m->nonce && same_peer(&dev->pending[i].from, from))
+			return; /* already queued (or taken, cm.c) */
+	}
+	/* One host cannot fill the queue for everyone. */
+	if (dev->npending == XR_CTRL_PENDING ||
+	    pending_from(dev, from) >= XR_CTRL_PER_SOURCE) {
+		dev->ctrl_dropped++;
+		return;
+	}
+	memset(&dev->pending[dev->npending], 0, sizeof(dev->pending[0]));
+	dev->pending[dev->npending].from = *from;
+	dev->pending[dev->npending].port = dev->rx_port;
+	memcpy(dev->pending[dev->npending].msg, m, sizeof(*m));
+	dev->npending++;
+}
+
+/* An answer that is not the blocking connect's: perhaps for a connect
+ * without blocking.  Kept for cm.c, which matches it with its QP by nonce
+ * and checks its source as on_answer does. */
+static void stash_answer(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+			 const struct sockaddr_in6 *from)
+{
+	if (!dev->nconnecting)
+		return; /* a late answer to an earlier attempt */
+	if (dev->nstash == XR_CTRL_STASH) {
+		dev->ctrl_dropped++;
+		return;
+	}
+	memcpy(dev->stash[dev->nstash].msg, m, sizeof(*m));
+	dev->stash[dev->nstash++].from = *from;
+}
+
+/* ACCEPT, REJECT or COOKIE: only from where the waiting connect went. */
+static int on_answer(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+		     const struct sockaddr_in6 *from, uint64_t want_nonce,
+		     struct xr_ctrl_msg *ans)
+{
+	uint64_t nonce = be64toh(m->nonce);
+
+	if (!dev->want_nonce || nonce != dev->want_nonce) {
+		stash_answer(dev, m, from);
+		return 0;
+	}
+	if (!same_peer(from, &dev->want_to)) {
+		dev->ctrl_spoofed++;
+		return 0;
+	}
+	if (m->op == XR_CTRL_COOKIE) {
+		memcpy(dev->cookie, m->cookie, sizeof(dev->cookie));
+		dev->have_cookie = true;
+		return 0;
+	}
+	if (want_nonce == nonce) {
+		*ans = *m;
+		return 1;
+	}
+	/* The answer a blocked connect waits for, read by a progress round
+	 * (another thread's, perhaps): keep it for the connect. */
+	memcpy(dev->answer, m, sizeof(*m));
+	dev->have_answer = true;
+	return 0;
+}
+
+/* A CLOSE or CLOSE_ACK for one of our QPs, from its peer's own control
+ * socket, with the token we chose (and, with keys, its connection key). */
+static struct xroce_qp *close_qp(struct xroce_device *dev,
+				 const struct xr_ctrl_msg *m,
+				 const struct sockaddr_in6 *from)
 {
 	uint32_t id = ntohl(m->dst_conn);
 	struct xroce_qp *qp = id < dev->conn_tab_size ? dev->conn_tab[id] : NULL;
-	struct xr_ctrl_msg ack;
 
 	if (!qp || be64toh(m->token) != qp->rx_token) {
 		dev->ctrl_bad++;
-		return;
+		return NULL;
 	}
+	if (!same_peer(from, &qp->peer_ctrl)) {
+		dev->ctrl_spoofed++;
+		return NULL;
+	}
+	if (qp->keyed && !xr_auth_check(qp->conn_key, m)) {
+		dev->ctrl_unauth++;
+		return NULL;
+	}
+	return qp;
+}
+
+static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+		     const struct sockaddr_in6 *from)
+{
+	struct xroce_qp *qp = close_qp(dev, m, from);
+	struct xr_ctrl_msg ack;
+
+	if (!qp)
+		return;
 	if (qp->state == XROCE_QPS_RTS) {
 		/* ACKs the peer sent before closing are already in our event
 		 * ring (same wire, sent earlier): let them complete what they
@@ -222,86 +443,52 @@ static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 	ack.op = XR_CTRL_CLOSE_ACK;
 	ack.dst_conn = htonl(qp->peer_conn);
 	ack.token = htobe64(qp->tx_token);
-	xr_ctrl_send(dev, &ack, from);
+	answer(dev, qp->ctrl_lport, &ack, qp->keyed ? qp->conn_key : NULL, from);
 }
 
 /* The answer to a CLOSE we sent: the QP being destroyed may go. */
-static void on_close_ack(struct xroce_device *dev, const struct xr_ctrl_msg *m)
+static void on_close_ack(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+			 const struct sockaddr_in6 *from)
 {
-	uint32_t id = ntohl(m->dst_conn);
-	struct xroce_qp *qp = id < dev->conn_tab_size ? dev->conn_tab[id] : NULL;
+	struct xroce_qp *qp = close_qp(dev, m, from);
 
-	if (qp && be64toh(m->token) == qp->rx_token)
+	if (qp)
 		qp->close_acked = true;
 }
 
 /* Handle one control message.  If want_nonce is set (a connect is waiting)
- * and this is its answer, copy it to *answer and return 1. */
+ * and this is its answer, copy it to *answer and return 1.  Whatever is
+ * malformed, unauthenticated or from the wrong place is dropped and
+ * counted; nothing here fails a call. */
 static int ctrl_handle(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		       const struct sockaddr_in6 *from, uint64_t want_nonce,
-		       struct xr_ctrl_msg *answer)
+		       struct xr_ctrl_msg *ans)
 {
-	uint64_t nonce = be64toh(m->nonce);
-	struct xr_ctrl_recent *r;
-	uint32_t i;
-
 	if (XR_HDR_VERSION(m->ver_type) != XR_VERSION ||
 	    XR_HDR_TYPE(m->ver_type) != XR_T_CTRL) {
 		dev->ctrl_bad++;
 		return 0;
 	}
+	/* With a cluster key, set-up messages must carry its signature. */
+	if (m->op <= XR_CTRL_REJECT || m->op == XR_CTRL_COOKIE) {
+		if (dev->auth.keyed && !xr_auth_check(dev->auth.key, m)) {
+			dev->ctrl_unauth++;
+			return 0;
+		}
+	}
 	switch (m->op) {
 	case XR_CTRL_CONNECT:
-		r = recent_find(dev, nonce, from);
-		if (r) {
-			/* Our ACCEPT was lost: the same answer again. */
-			sendto(dev->ctrl_fd, r->reply, sizeof(r->reply), 0,
-			       (const struct sockaddr *)from, sizeof(*from));
-			return 0;
-		}
-		for (i = 0; i < dev->npending; i++) {
-			const struct xr_ctrl_msg *p = (void *)dev->pending[i].msg;
-
-			if (p->nonce == m->nonce &&
-			    !memcmp(&dev->pending[i].from, from, sizeof(*from)))
-				return 0; /* already queued */
-		}
-		if (dev->npending == XR_CTRL_PENDING) {
-			dev->ctrl_dropped++;
-			return 0;
-		}
-		memset(&dev->pending[dev->npending], 0, sizeof(dev->pending[0]));
-		dev->pending[dev->npending].from = *from;
-		dev->pending[dev->npending].port = dev->ctrl_port;
-		memcpy(dev->pending[dev->npending].msg, m, sizeof(*m));
-		dev->npending++;
+		on_connect(dev, m, from);
 		return 0;
 	case XR_CTRL_ACCEPT:
 	case XR_CTRL_REJECT:
-		if (want_nonce && nonce == want_nonce) {
-			*answer = *m;
-			return 1;
-		}
-		if (dev->want_nonce && nonce == dev->want_nonce) {
-			/* The answer a blocked connect waits for, read by a
-			 * progress round: keep it for the connect. */
-			memcpy(dev->answer, m, sizeof(*m));
-			dev->have_answer = true;
-			return 0;
-		}
-		if (dev->nconnecting && dev->nstash < XR_CTRL_STASH) {
-			/* Perhaps for a connect without blocking: cm.c
-			 * matches it with its QP (or drops it). */
-			memcpy(dev->stash[dev->nstash].msg, m, sizeof(*m));
-			dev->stash[dev->nstash++].from = *from;
-			return 0;
-		}
-		return 0; /* a late answer to an earlier attempt */
+	case XR_CTRL_COOKIE:
+		return on_answer(dev, m, from, want_nonce, ans);
 	case XR_CTRL_CLOSE:
 		on_close(dev, m, from);
 		return 0;
 	case XR_CTRL_CLOSE_ACK:
-		on_close_ack(dev, m);
+		on_close_ack(dev, m, from);
 		return 0;
 	default:
 		dev->ctrl_bad++;
@@ -323,23 +510,44 @@ int xr_ctrl_handle_msg(struct xroce_device *dev, const void *buf, size_t len,
 	return ctrl_handle(dev, &m, from, want_nonce, answer);
 }
 
-/* Read every queued control message; returns 1 if one answered want_nonce. */
-int xr_ctrl_drain(struct xroce_device *dev, uint64_t want_nonce,
-		  struct xr_ctrl_msg *answer)
+/* Read every message queued on one socket (local port `port`); returns 1
+ * if one answered want_nonce. */
+static int drain_socket(struct xroce_device *dev, int fd, uint16_t port,
+			uint64_t want_nonce, struct xr_ctrl_msg *answer)
 {
-	for (;;) {
+	int rc = 0;
+
+	dev->rx_port = port;
+	while (!rc) {
 		struct xr_ctrl_msg m;
 		struct sockaddr_in6 from = { 0 };
 		socklen_t flen = sizeof(from);
-		ssize_t n = recvfrom(dev->ctrl_fd, &m, sizeof(m), 0,
-				     (struct sockaddr *)&from, &flen);
+		ssize_t n = recvfrom(fd, &m, sizeof(m), 0, (struct sockaddr *)&from,
+				     &flen);
 
 		if (n < 0)
-			return 0; /* EAGAIN: nothing more */
-		if (xr_ctrl_handle_msg(dev, &m, (size_t)n, &from, flen, want_nonce,
-				       answer))
-			return 1;
+			break; /* EAGAIN: nothing more */
+		rc = xr_ctrl_handle_msg(dev, &m, (size_t)n, &from, flen, want_nonce,
+					answer);
 	}
+	dev->rx_port = dev->ctrl_port;
+	return rc;
+}
+
+/* Read every queued control message, of the control socket and of the
+ * listening ones; returns 1 if one answered want_nonce. */
+int xr_ctrl_drain(struct xroce_device *dev, uint64_t want_nonce,
+		  struct xr_ctrl_msg *answer)
+{
+	uint32_t i;
+
+	if (drain_socket(dev, dev->ctrl_fd, dev->ctrl_port, want_nonce, answer))
+		return 1;
+	for (i = 0; i < dev->nlisten; i++)
+		if (drain_socket(dev, dev->listen[i].fd, dev->listen[i].port,
+				 want_nonce, answer))
+			return 1;
+	return 0;
 }
 
 void xr_ctrl_service(struct xroce_device *dev)
@@ -349,15 +557,22 @@ void xr_ctrl_service(struct xroce_device *dev)
 
 int xr_ctrl_wait(struct xroce_device *dev, uint64_t until_ns)
 {
-	struct pollfd p = { .fd = dev->ctrl_fd, .events = POLLIN };
+	struct pollfd p[1 + XR_LISTEN_MAX];
 	uint64_t now = xr_now_ns();
+	uint32_t i, n = 0;
 	int ms, rc;
 
 	if (now >= until_ns)
 		return 0;
+	p[n].fd = dev->ctrl_fd;
+	p[n++].events = POLLIN;
+	for (i = 0; i < dev->nlisten; i++) {
+		p[n].fd = dev->listen[i].fd;
+		p[n++].events = POLLIN;
+	}
 	ms = (int)((until_ns - now + 999999) / 1000000);
 	pthread_mutex_unlock(&dev->lock);
-	rc = poll(&p, 1, ms);
+	rc = poll(p, n, ms);
 	pthread_mutex_lock(&dev->lock);
 	return rc;
 }
@@ -409,7 +624,8 @@ void xr_ctrl_send_close(struct xroce_qp *qp)
 	for (i = 0; i < XR_CLOSE_TRIES && !qp->close_acked; i++) {
 		uint64_t until = xr_now_ns() + XR_CLOSE_WAIT_MS * 1000000ull;
 
-		xr_ctrl_send(dev, &m, &qp->peer_ctrl);
+		answer(dev, qp->ctrl_lport, &m, qp->keyed ? qp->conn_key : NULL,
+		       &qp->peer_ctrl);
 		while (!qp->close_acked && xr_now_ns() < until) {
 			uint64_t step = xr_now_ns() + 1000000ull;
 

@@ -26,8 +26,19 @@ int xr_ctrl_open(struct xroce_device *dev, const char *addr, uint16_t port);
 void xr_ctrl_close(struct xroce_device *dev);
 int xr_ctrl_send(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		 const struct sockaddr_in6 *to);
+/* The socket of local port `port`: a listening one (cm.c), else (0, or a
+ * port no longer listened on) the device's control socket. */
+int xr_ctrl_fd(const struct xroce_device *dev, uint16_t port);
+/* Send m out of local port `port`'s socket; 0 or -errno. */
+int xr_ctrl_send_from(struct xroce_device *dev, uint16_t port,
+		      const struct xr_ctrl_msg *m, const struct sockaddr_in6 *to);
 /* The fields CONNECT and ACCEPT carry about their sender. */
 int xr_ctrl_fill_self(struct xroce_qp *qp, struct xr_ctrl_msg *m);
+/* Why the peer's half of a CONNECT / ACCEPT cannot be believed (its claims
+ * disagree with each other, with us, or with its source), or NULL. */
+const char *xr_ctrl_check_peer(const struct xroce_device *dev,
+			       const struct xr_ctrl_msg *m,
+			       const struct sockaddr_in6 *from);
 /* Take the peer's half of a CONNECT / ACCEPT and go to RTS. */
 int xr_ctrl_establish(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 		      const struct sockaddr_in6 *from);

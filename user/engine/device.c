@@ -167,7 +167,11 @@ static int device_start(struct xroce_device *dev,
 	if (rc)
 		return rc;
 	xr_domain_gc(&dev->log, &dev->maps);
-	rc = xr_ctrl_open(dev, attr->ctrl_addr, attr->ctrl_port);
+	rc = xr_auth_init(&dev->auth, &dev->log, attr->key_file);
+	if (!rc)
+		rc = xr_acl_parse(&dev->acl, &dev->log, attr->accept_from);
+	if (!rc)
+		rc = xr_ctrl_open(dev, attr->ctrl_addr, attr->ctrl_port);
 	if (!rc)
 		rc = create_memory(dev, attr->mem_size);
 	if (!rc)
@@ -242,11 +246,17 @@ int xr_device_close(struct xroce_device *dev)
 	pthread_mutex_lock(&dev->lock);
 	xr_progress_thread_stop(dev);
 	xr_log(&dev->log, XROCE_LOG_DEBUG, "closing device: events for unknown "
-	       "connections %llu, malformed events %llu, bad control messages "
-	       "%llu, control requests dropped %llu",
+	       "connections %llu, malformed events %llu; control messages dropped: "
+	       "%llu malformed, %llu unauthenticated, %llu from the wrong address, "
+	       "%llu for lack of room, %llu from outside accept_from; %llu cookies "
+	       "sent",
 	       (unsigned long long)dev->evt_unknown_conn,
 	       (unsigned long long)dev->evt_bad, (unsigned long long)dev->ctrl_bad,
-	       (unsigned long long)dev->ctrl_dropped);
+	       (unsigned long long)dev->ctrl_unauth,
+	       (unsigned long long)dev->ctrl_spoofed,
+	       (unsigned long long)dev->ctrl_dropped,
+	       (unsigned long long)dev->ctrl_refused,
+	       (unsigned long long)dev->ctrl_cookies);
 	destroy_objects(dev);
 	if (dev->rb)
 		ring_buffer__free(dev->rb);
@@ -256,6 +266,7 @@ int xr_device_close(struct xroce_device *dev)
 	xr_heap_fini(&dev->heap);
 	xr_ctrl_close(dev);
 	xr_cm_close(dev);
+	xr_auth_fini(&dev->auth);
 	if (dev->epfd >= 0)
 		close(dev->epfd);
 	if (dev->wake_fd >= 0)

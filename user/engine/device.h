@@ -25,6 +25,8 @@
 #include "heap.h"
 #include "txpath.h"
 #include "nlroute.h"
+#include "acl.h"
+#include "auth.h"
 #include "log.h"
 
 struct ring_buffer;
@@ -38,6 +40,7 @@ struct xr_xdptx;
 #define XR_CTRL_RECENT 64              /* answered requests remembered */
 #define XR_CTRL_STASH 32               /* answers kept for connects in flight */
 #define XR_LISTEN_MAX 16               /* extra listening ports (cm.c) */
+#define XR_CTRL_PER_SOURCE 4           /* queued requests of one address */
 
 struct xr_plane {
 	int ifindex;
@@ -78,16 +81,20 @@ struct xr_ctrl_stashed {
 	struct sockaddr_in6 from;
 };
 
-/* An extra listening control socket (xroce_listen). */
+/* An extra listening control socket (xroce_listen).  Once unlistened it
+ * takes no more requests but stays open while a connection accepted on it
+ * lives: that connection's control messages use it. */
 struct xr_listen {
 	int fd;
 	uint16_t port;
+	bool closed;
 };
 
 /* An answered request, so a retransmitted CONNECT gets the same ACCEPT. */
 struct xr_ctrl_recent {
 	uint64_t nonce;
 	struct sockaddr_in6 from;
+	uint16_t port;                     /* the local port that answered */
 	uint8_t reply[sizeof(struct xr_ctrl_msg)];
 	bool valid;
 };
@@ -95,6 +102,8 @@ struct xr_ctrl_recent {
 struct xroce_device {
 	pthread_mutex_t lock;
 	struct xr_logger log;
+	struct xr_auth auth;
+	struct xr_acl acl;                 /* who may connect (none: anyone) */
 	struct xr_maps maps;
 	uint32_t domain_id;
 	int mem_fd, evq_fd;
@@ -129,7 +138,8 @@ struct xroce_device {
 	 * whoever reads the control socket (it, or a progress round) stores
 	 * the answer here. */
 	uint64_t want_nonce;
-	bool have_answer;
+	struct sockaddr_in6 want_to;       /* where that connect went */
+	bool have_answer, have_cookie;
 	uint8_t answer[sizeof(struct xr_ctrl_msg)];
 	/* Connects without blocking (cm.c): how many are under way, the
 	 * answers read for them and not yet handled, the listening sockets
@@ -140,6 +150,8 @@ struct xroce_device {
 	struct xr_listen listen[XR_LISTEN_MAX];
 	uint32_t nlisten;
 	uint64_t req_id;
+	uint16_t rx_port;                  /* local port of the message handled */
+	uint8_t cookie[XR_CTRL_COOKIE_LEN]; /* the listener asks for it back */
 	uint64_t now_ns;                   /* clock of the current progress run */
 	/* The library "watches" the network while it runs a progress round
 	 * or sleeps in xroce_wait_cq.  seen_ns is the last instant it did;
@@ -153,7 +165,11 @@ struct xroce_device {
 	/* Scratch for ACK processing (large, so not on the stack). */
 	struct xr_ack_result res;
 	/* counters */
-	uint64_t evt_unknown_conn, evt_bad, ctrl_bad, ctrl_dropped;
+	uint64_t evt_unknown_conn, evt_bad;
+	/* control messages dropped: malformed or not believable, without the
+	 * right signature, from the wrong address, no room; cookies sent */
+	uint64_t ctrl_bad, ctrl_unauth, ctrl_spoofed, ctrl_dropped, ctrl_cookies;
+	uint64_t ctrl_refused;              /* CONNECTs from outside accept_from */
 };
 
 #endif /* XR_ENGINE_DEVICE_H */

@@ -7,6 +7,8 @@
  *
  * The engine's rooms, bottom up (each file's header says what it offers):
  *   log        logging, clock, randomness
+ *   acl        which addresses may connect
+ *   auth       cookies, control-message MACs, connection keys (libsodium)
  *   cq         completion queue rings and their notification
  *   mr         protection domains, memory regions
  *   domain     the domain's memory map and event ring in the XDP maps
@@ -17,6 +19,7 @@
  *   emit       one packet onto a plane's engine
  *   paths      a connection's paths, set up from the peer's addresses
  *   sender     cutting work into packets, transmission, probes
+ *   keepalive  probes of idle connections, failure of silent ones
  *   acks       ACK/NAK records, timers, congestion events
  *   complete   send completions in stream order
  *   events     the event ring's records, dispatched

@@ -29,6 +29,7 @@ static int on_event(void *ctx, void *data, size_t len)
 		dev->evt_unknown_conn++;
 		return 0;
 	}
+	qp->last_heard_ns = dev->now_ns;
 	switch (e->type) {
 	case XR_EVT_ACK:
 	case XR_EVT_NAK:

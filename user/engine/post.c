@@ -175,7 +175,7 @@ static int set_opcode(struct xroce_qp *qp, const struct xroce_send_wr *wr,
 	case XROCE_WR_SEND:
 	case XROCE_WR_SEND_WITH_IMM:
 		w->opcode = wr->opcode == XROCE_WR_SEND ? XR_OP_SEND : XR_OP_SEND_IMM;
-		w->rkey = st->tx_msn++; /* fills the stream's next receive */
+		w->msn = st->tx_msn++; /* fills the stream's next receive */
 		w->raddr = 0;
 		return 0;
 	default: /* XROCE_WR_RDMA_READ */

@@ -127,6 +127,7 @@ uint64_t xr_progress(struct xroce_device *dev)
 	if (dev->now_ns >= dev->telem_next_ns) {
 		for (qp = dev->qps; qp; qp = qp->next)
 			xr_telem_publish(qp);
+		xr_telem_publish_dev(dev);
 		dev->telem_next_ns = dev->now_ns + XR_TELEM_PERIOD_NS;
 	}
 	for (qp = dev->qps; qp; qp = qp->next)

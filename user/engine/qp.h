@@ -40,8 +40,12 @@ struct xr_swr {
 	struct xr_seg *segs;               /* ... nseg > 1 segments (malloc) */
 	uint32_t nseg;
 	uint32_t len;
-	uint32_t rkey;                     /* WRITE/READ: rkey; SEND: MSN;
-					    * READ_RESP: the requester's read id */
+	/* The data header's key field, whose meaning the opcode gives. */
+	union {
+		uint32_t rkey;             /* WRITE, READ: the peer's region */
+		uint32_t msn;              /* SEND: the receive it fills */
+		uint32_t peer_read_id;     /* READ_RESP: the requester's read */
+	};
 	uint32_t imm;
 	uint32_t msg_id;
 	uint32_t npkts;                    /* packets of the message */
@@ -186,6 +190,12 @@ struct xroce_qp {
 	bool peer_closed;                  /* the peer's CLOSE arrived */
 	bool close_acked;                  /* the peer answered our CLOSE */
 	struct xr_cm_conn *cm;             /* a connect without blocking (cm.c) */
+	uint16_t ctrl_lport;               /* local control port (0: the device's) */
+	bool keyed;                        /* conn_key signs CLOSE / CLOSE_ACK */
+	uint64_t last_heard_ns;            /* anything from the peer (keep-alive) */
+	uint64_t ka_next_ns;               /* next keep-alive probe */
+	uint32_t ka_probes;
+	uint8_t conn_key[32];              /* from the cluster key, both nonces */
 	/* statistics */
 	struct xr_telem *telem;            /* our slot, NULL if none was free */
 	struct xroce_qp_stats st;

@@ -54,7 +54,7 @@ static void queue_read_answers(struct xroce_qp *qp)
 		w->kind = XR_WK_INTERNAL;
 		w->opcode = XR_OP_READ_RESP;
 		w->raddr = q->laddr;
-		w->rkey = q->read_id;
+		w->peer_read_id = q->read_id;
 		w->len = q->len;
 		w->nseg = q->len ? 1 : 0;
 		w->seg1.loff = q->pos;

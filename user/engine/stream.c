@@ -191,10 +191,10 @@ void xr_qp_on_recv(struct xroce_qp *qp, const struct xr_evt *e)
 	if (r->opcode == XR_OP_READ_RESP) {
 		/* The answer to one of our READs: its id is its send-queue
 		 * index, so no search is needed. */
-		struct xr_swr *w = &qp->sq[r->rkey & (qp->sq_size - 1)];
+		struct xr_swr *w = &qp->sq[r->read_id & (qp->sq_size - 1)];
 
-		if (w->kind == XR_WK_READ && w->read_id == r->rkey &&
-		    r->rkey - qp->sq_head < qp->sq_tail - qp->sq_head) {
+		if (w->kind == XR_WK_READ && w->read_id == r->read_id &&
+		    r->read_id - qp->sq_head < qp->sq_tail - qp->sq_head) {
 			w->resp_done = 1;
 			qp->complete_dirty = true;
 		} else {
@@ -209,7 +209,7 @@ void xr_qp_on_recv(struct xroce_qp *qp, const struct xr_evt *e)
 		return;
 	p->msg_len = r->msg_len;
 	p->imm = r->imm;
-	p->msn = r->rkey;
+	p->msn = r->msn;
 	p->opcode = r->opcode;
 	p->raddr_end = r->raddr_end;
 	p->have = 1;

@@ -95,3 +95,20 @@ void xr_telem_publish(struct xroce_qp *qp)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELEASE); /* even */
 }
+
+static uint32_t sat32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+void xr_telem_publish_dev(struct xroce_device *dev)
+{
+	struct xr_telem_hdr *h = (struct xr_telem_hdr *)dev->mem;
+
+	h->ctrl_malformed = sat32(dev->ctrl_bad);
+	h->ctrl_unauth = sat32(dev->ctrl_unauth);
+	h->ctrl_spoofed = sat32(dev->ctrl_spoofed);
+	h->ctrl_no_room = sat32(dev->ctrl_dropped);
+	h->ctrl_refused = sat32(dev->ctrl_refused);
+	h->ctrl_cookies = sat32(dev->ctrl_cookies);
+}

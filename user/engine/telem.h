@@ -13,5 +13,7 @@ void xr_telem_init(struct xroce_device *dev);
 void xr_telem_attach(struct xroce_qp *qp);   /* take a slot (if any free) */
 void xr_telem_detach(struct xroce_qp *qp);
 void xr_telem_publish(struct xroce_qp *qp);
+/* The device's own counters (control messages dropped, by reason). */
+void xr_telem_publish_dev(struct xroce_device *dev);
 
 #endif /* XR_ENGINE_TELEM_H */

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * ACK and NAK frames, one job: turn a received DATA frame, in place, into
+ * the ACK (or NAK) of its path (docs/PROTOCOL.md 5.2), ready for XDP_TX.
+ * What the answer reports of the receive state is copied out under the
+ * connection's lock first (struct xr_ack_info), so building the frame
+ * needs no lock.
+ */
+#ifndef XR_LIB_ACK_H
+#define XR_LIB_ACK_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_endian.h>
+#include "contract/abi.h"
+#include "contract/inline.h"
+#include "lib/reply.h"
+#include "lib/rx_pkt.h"
+
+/* What an ACK reports of its path and connection. */
+struct xr_ack_info {
+	__u32 cack;
+	__u32 ce_pkts;
+	__u32 rx_pkts;
+	__u32 csn_cum;
+	__u64 sack[XR_SACK_WORDS];
+};
+
+/* Copy what an ACK reports (the caller holds the receive state's lock). */
+XR_INLINE void xr_ack_info_copy(struct xr_ack_info *ai,
+				const struct xr_rx_path *p,
+				const struct xr_rx_state *rx)
+{
+	ai->cack = p->cack;
+	ai->ce_pkts = p->ce_pkts;
+	ai->rx_pkts = p->rx_pkts;
+	ai->csn_cum = rx->csn_next;
+	ai->sack[0] = p->sack[0];
+	ai->sack[1] = p->sack[1];
+	ai->sack[2] = p->sack[2];
+	ai->sack[3] = p->sack[3];
+}
+
+/* Does the path's bitmap show a gap (a PSN beyond cack arrived)? */
+XR_INLINE int xr_ack_gap(const struct xr_ack_info *ai)
+{
+	return (ai->sack[0] | ai->sack[1] | ai->sack[2] | ai->sack[3]) != 0;
+}
+
+/* Rewrite the frame of DATA packet pk (v6: its IP version) into the ACK,
+ * or with a reason the NAK, of its path: to the peer's connection with its
+ * token, echoing pk's path, PSN and timestamp.  0, or -1 when the frame
+ * cannot be resized. */
+XR_INLINE int xr_ack_build(struct xdp_md *ctx, int v6,
+			   const struct xr_rx_pkt *pk,
+			   const struct xr_ack_info *ai, __u8 flags,
+			   __u8 reason, __u32 hint)
+{
+	struct xr_ack_hdr *a;
+	struct xr_hdrs h;
+	__u32 i;
+
+	a = xr_reply_begin(ctx, &h, v6, sizeof(*a));
+	if (!a)
+		return -1;
+	a->ver_type = XR_VER_TYPE(reason ? XR_T_NAK : XR_T_ACK);
+	a->flags = flags;
+	a->reason = reason;
+	a->path = pk->path;
+	a->dst_conn = bpf_htonl(pk->peer_conn);
+	a->token = bpf_cpu_to_be64(pk->tx_token);
+	a->cack = bpf_htonl(ai->cack);
+	a->ack_psn = bpf_htonl(pk->psn);
+	a->ts_echo = pk->ts;
+	a->rate_hint = bpf_htonl(hint);
+#pragma clang loop unroll(full)
+	for (i = 0; i < XR_SACK_WORDS; i++)
+		a->sack[i] = bpf_cpu_to_be64(ai->sack[i]);
+	a->ce_pkts = bpf_htonl(ai->ce_pkts);
+	a->rx_pkts = bpf_htonl(ai->rx_pkts);
+	a->csn_cum = bpf_htonl(ai->csn_cum);
+	a->nak_csn = reason ? bpf_htonl(pk->csn) : 0;
+	xr_reply_finish(ctx, &h, sizeof(*a));
+	return 0;
+}
+
+#endif /* XR_LIB_ACK_H */
