@@ -8,6 +8,11 @@
  *   itest_cm client IF HOST LISTENPORT         (device without one)
  *
  * Phases, in order (the server knows them):
+ *   E  (without a cluster key) before the client starts, a plain UDP
+ *      socket (tests/lib/xrtest/cm_cookie.py) sends garbage, then a
+ *      CONNECT without a cookie, which must get only a COOKIE, then the
+ *      same with it: the server takes that request ("E") and rejects it
+ *      with "noE".  The listener lives on for the phases below.
  *   A  the client's connect carries private data "A"; the server rejects
  *      it with "no"; the client's poll says -ECONNREFUSED and it reads "no".
  *   B  the client starts two connects at once (private data "B1", "B2");
@@ -196,6 +201,14 @@ static int server(const char *ifname, uint16_t ctrl, uint16_t lport)
 		return fail("listen", rc < 0 ? rc : -EPROTO);
 	printf("server: listening on %u\n", lport);
 	fflush(stdout);
+	/* E: a request only after the cookie round-trip (cm_cookie.py) */
+	if (!getenv("XROCE_KEY_FILE")) {
+		if (take(&s, &r, "E", lport))
+			return 1;
+		if ((rc = xroce_reject_conn_req(s.dev, &r, "noE", 3)))
+			return fail("reject E", rc);
+		printf("server: E the raw request came after its cookie, refused\n");
+	}
 	/* A */
 	if (take(&s, &r, "A", lport))
 		return 1;
