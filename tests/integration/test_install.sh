@@ -76,6 +76,15 @@ cmp -s "$P/share/bash-completion/completions/xroce" loader/xroce-completion.bash
 [[ $("$P/bin/xroce" --version) =~ ^xroce\ [0-9.]+$ ]] || xr_die "the installed xroce does not run"
 pass "libxroce.so -> libxroce.so.0 (soname libxroce.so.0), modes, the XDP object, the completion, xroce --version"
 
+# The libfabric provider finds the libxroce.so.0 installed beside it
+# (RUNPATH $ORIGIN/..), wherever the tree is.
+FIP=$P/lib/libfabric/libxroce-fi.so
+# shellcheck disable=SC2016 # $ORIGIN is literal
+readelf -d "$FIP" | grep RUNPATH | grep -F '$ORIGIN/..' >/dev/null || xr_die "libxroce-fi.so: $(readelf -d "$FIP" | grep -E 'RUNPATH|RPATH')"
+ldd "$FIP" | grep -F "$P/lib/libfabric/../libxroce.so.0" >/dev/null ||
+	xr_die "libxroce-fi.so does not load the staged libxroce.so.0: $(ldd "$FIP" | grep xroce)"
+pass "libxroce-fi.so in lib/libfabric loads the libxroce.so.0 installed with it"
+
 export PKG_CONFIG_SYSROOT_DIR=$S PKG_CONFIG_PATH=$P/lib/pkgconfig
 grep -qx 'prefix=/usr/local' "$P/lib/pkgconfig/xroce.pc" || xr_die "xroce.pc: $(head -1 "$P/lib/pkgconfig/xroce.pc")"
 [ "$(pkg-config --variable=libdir xroce)" = "$P/lib" ] || xr_die "xroce.pc: libdir $(pkg-config --variable=libdir xroce)"
