@@ -316,6 +316,58 @@ int xroce_accept(struct xroce_qp *qp, int timeout_ms);
 int xroce_set_private_data(struct xroce_qp *qp, const void *data, size_t len);
 int xroce_get_private_data(const struct xroce_qp *qp, void *buf, size_t len);
 
+/* ---- connection set-up without blocking ------------------------------
+ * For event-driven callers (libfabric's connection management, rdma_cm):
+ * requests are seen before a QP is chosen for them, each is accepted or
+ * rejected on its own, and a connect is started and polled.  None of these
+ * calls blocks; the exchange (resends, answers) goes on in progress rounds
+ * (the progress thread, or xroce_connect_poll / xroce_get_conn_req). */
+
+/* Listen for connection requests on one more UDP port of the device (its
+ * control port always listens): addr a numeric address or NULL (any),
+ * port 0 picks a free port.  Requests to it pass the same checks as those
+ * to the control port (accept_from, cookie, cluster key), and connections
+ * accepted from it keep it as their control port.  Returns the port, or a
+ * negative errno (-EADDRINUSE, -ENOSPC past 16 ports). */
+int xroce_listen(struct xroce_device *dev, const char *addr, uint16_t port);
+/* Stop listening on port: requests not yet taken are forgotten, taken
+ * ones may still be answered, connections accepted from it go on. */
+int xroce_unlisten(struct xroce_device *dev, uint16_t port);
+
+struct xroce_conn_req {
+	uint64_t id;               /* names it to accept / reject */
+	uint16_t port;             /* the local port it arrived on */
+	int family;                /* AF_INET or AF_INET6: the peer's addresses */
+	uint8_t peer_addr[16];     /* control address, IPv4 as ::ffff:a.b.c.d */
+	uint16_t peer_port;        /* control port of the peer's device */
+	uint8_t private_data_len;
+	uint8_t private_data[XROCE_PRIVATE_DATA_MAX];
+};
+
+/* Take the oldest request not yet taken (from any port): 0 and *req, or
+ * -EAGAIN if none is waiting.  An untaken request can also go to the
+ * blocking xroce_accept (if it came to the control port).  A taken request
+ * must be answered within 30 s, else it is forgotten (and the peer's
+ * connect times out). */
+int xroce_get_conn_req(struct xroce_device *dev, struct xroce_conn_req *req);
+/* Answer req with qp (new, of the same device): qp is connected (RTS) on
+ * return and the peer gets qp's private data with its ACCEPT. */
+int xroce_accept_conn_req(struct xroce_qp *qp, const struct xroce_conn_req *req);
+/* Refuse req: the peer's connect fails with -ECONNREFUSED, and it reads
+ * data (up to XROCE_PRIVATE_DATA_MAX bytes) with xroce_get_private_data. */
+int xroce_reject_conn_req(struct xroce_device *dev,
+			  const struct xroce_conn_req *req, const void *data,
+			  size_t len);
+
+/* Start connecting qp to host:port (as xroce_connect) and return at once;
+ * the CONNECT is resent until answered or timeout_ms passes. */
+int xroce_connect_start(struct xroce_qp *qp, const char *host, uint16_t port,
+			int timeout_ms);
+/* 0 once connected (RTS, the peer's private data readable), -EINPROGRESS
+ * while under way, else the failure: -ECONNREFUSED (rejected: the peer's
+ * private data readable, the QP in the error state), -ETIMEDOUT, ... */
+int xroce_connect_poll(struct xroce_qp *qp);
+
 /* ---- work requests -------------------------------------------------- */
 enum xroce_wr_opcode {
 	XROCE_WR_RDMA_WRITE = 1,

@@ -3,7 +3,9 @@
 #   1. user/: a layer includes only its own headers and those of the layers
 #      below it (util, algo, io, engine, api, bottom up; the Makefile's -I
 #      flags make most violations a compile error already), and the api
-#      layer includes nothing of the engine but engine.h.
+#      layer includes nothing of the engine but engine.h.  The libfabric
+#      provider (ofi) sits above the public API: its own headers and, of
+#      include/, only xroce/xroce.h and xroce/fi_xroce.h (no contract/).
 #   2. loader/ includes no header of the library's internal layers (only
 #      include/, include/contract/ and user/util/, which it shares), and
 #      the ibverbs compatibility layer (user/ibverbs/) nothing of the
@@ -26,10 +28,12 @@ declare -A BELOW=(
 	[io]="io algo"
 	[engine]="engine io algo util"
 	[api]="api engine"
+	[ofi]="ofi"
 )
 declare -A ROOM_HEADER=(
 	[util]=user/util/util.h [algo]=user/algo/algo.h [io]=user/io/io.h
 	[engine]=user/engine/engine.h [api]=include/xroce/xroce.h
+	[ofi]=user/ofi/ofi.h
 )
 
 # Where a quoted include resolves for a file of layer $1: prints the folder.
@@ -38,17 +42,21 @@ resolve() {
 	dir=$(dirname "$3")
 	[ -e "$dir/$inc" ] && { echo "$dir"; return; }
 	[ -e "include/$inc" ] && { echo include; return; }
-	for l in util algo io engine api; do
+	for l in util algo io engine api ofi; do
 		[ -e "user/$l/$inc" ] && { echo "user/$l"; return; }
 	done
 	echo "?"
 }
 
-for layer in util algo io engine api; do
+for layer in util algo io engine api ofi; do
 	for f in user/$layer/*.[ch]; do
 		[ -e "$f" ] || continue
 		while IFS= read -r inc; do
 			where=$(resolve "$layer" "$inc" "$f")
+			if [ "$layer" = ofi ] && [ "$where" = include ] &&
+				[ "$inc" != xroce/xroce.h ] && [ "$inc" != xroce/fi_xroce.h ]; then
+				fail "$f (ofi) includes \"$inc\" (only the public xroce/ headers)"
+			fi
 			case $where in
 			include) continue ;;
 			"?") fail "$f includes \"$inc\", found nowhere" ;;
@@ -62,6 +70,7 @@ for layer in util algo io engine api; do
 				[ "$inc" != engine.h ]; then
 				fail "$f (api) includes engine header \"$inc\" (only engine.h)"
 			fi
+
 		done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
 	done
 	hdr=${ROOM_HEADER[$layer]}

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "cm.h"
 #include "cq.h"
 #include "ctrl.h"
 #include "device.h"
@@ -265,6 +266,7 @@ int xr_device_close(struct xroce_device *dev)
 	xr_domain_destroy(dev);
 	xr_heap_fini(&dev->heap);
 	xr_ctrl_close(dev);
+	xr_cm_close(dev);
 	xr_auth_fini(&dev->auth);
 	if (dev->epfd >= 0)
 		close(dev->epfd);

@@ -38,6 +38,8 @@ struct xr_xdptx;
 #define XR_SPORT_N 16384
 #define XR_CTRL_PENDING 64             /* queued connection requests */
 #define XR_CTRL_RECENT 64              /* answered requests remembered */
+#define XR_CTRL_STASH 32               /* answers kept for connects in flight */
+#define XR_LISTEN_MAX 16               /* extra listening ports (cm.c) */
 #define XR_CTRL_PER_SOURCE 4           /* queued requests of one address */
 
 struct xr_plane {
@@ -66,16 +68,37 @@ struct xr_plane {
 	struct xr_nexthop nh;
 };
 
-/* A connection request waiting for xroce_accept(). */
+/* A connection request waiting for xroce_accept(), or taken by
+ * xroce_get_conn_req (cm.c) and waiting for its answer: kept in the queue
+ * meanwhile, so that a resent CONNECT is not queued twice. */
 struct xr_ctrl_req {
 	struct sockaddr_in6 from;
 	uint8_t msg[sizeof(struct xr_ctrl_msg)];
+	uint64_t id;                       /* 0 until taken */
+	uint64_t taken_ns;
+	uint16_t port;                     /* local port it arrived on */
+};
+
+/* An answer (ACCEPT / REJECT) read for a connect without blocking. */
+struct xr_ctrl_stashed {
+	uint8_t msg[sizeof(struct xr_ctrl_msg)];
+	struct sockaddr_in6 from;
+};
+
+/* An extra listening control socket (xroce_listen).  Once unlistened it
+ * takes no more requests but stays open while a connection accepted on it
+ * lives: that connection's control messages use it. */
+struct xr_listen {
+	int fd;
+	uint16_t port;
+	bool closed;
 };
 
 /* An answered request, so a retransmitted CONNECT gets the same ACCEPT. */
 struct xr_ctrl_recent {
 	uint64_t nonce;
 	struct sockaddr_in6 from;
+	uint16_t port;                     /* the local port that answered */
 	uint8_t reply[sizeof(struct xr_ctrl_msg)];
 	bool valid;
 };
@@ -128,6 +151,16 @@ struct xroce_device {
 	struct sockaddr_in6 want_to;       /* where that connect went */
 	bool have_answer, have_cookie;
 	uint8_t answer[sizeof(struct xr_ctrl_msg)];
+	/* Connects without blocking (cm.c): how many are under way, the
+	 * answers read for them and not yet handled, the listening sockets
+	 * and the last request id handed out. */
+	uint32_t nconnecting;
+	uint32_t nstash;
+	struct xr_ctrl_stashed stash[XR_CTRL_STASH];
+	struct xr_listen listen[XR_LISTEN_MAX];
+	uint32_t nlisten;
+	uint64_t req_id;
+	uint16_t rx_port;                  /* local port of the message handled */
 	uint8_t cookie[XR_CTRL_COOKIE_LEN]; /* the listener asks for it back */
 	uint64_t now_ns;                   /* clock of the current progress run */
 	/* The library "watches" the network while it runs a progress round

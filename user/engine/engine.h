@@ -28,6 +28,8 @@
  *   ctrl       control messages (never blocking)
  *   bind       xroce_qp_bind's exchange (its inbox, bindbox, is filled by
  *              events), xroce_qp_to_error
+ *   cm         connection set-up without blocking: listening ports,
+ *              requests taken and answered, connects started and polled
  *   progress   progress rounds, the progress thread
  *   connect    blocking connect / accept
  *   wait       polling and waiting on completion queues
@@ -96,6 +98,17 @@ int xr_qp_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 int xr_qp_accept(struct xroce_qp *qp, int timeout_ms);
 int xr_qp_set_private_data(struct xroce_qp *qp, const void *data, size_t len);
 int xr_qp_get_private_data(const struct xroce_qp *qp, void *buf, size_t len);
+
+/* cm.c */
+int xr_listen(struct xroce_device *dev, const char *addr, uint16_t port);
+int xr_unlisten(struct xroce_device *dev, uint16_t port);
+int xr_conn_req_get(struct xroce_device *dev, struct xroce_conn_req *req);
+int xr_conn_req_accept(struct xroce_qp *qp, const struct xroce_conn_req *req);
+int xr_conn_req_reject(struct xroce_device *dev, const struct xroce_conn_req *req,
+		       const void *data, size_t len);
+int xr_qp_connect_start(struct xroce_qp *qp, const char *host, uint16_t port,
+			int timeout_ms);
+int xr_qp_connect_poll(struct xroce_qp *qp);
 
 /* post.c, stream.c */
 int xr_qp_post_send(struct xroce_qp *qp, struct xroce_send_wr *wr,

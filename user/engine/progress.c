@@ -15,6 +15,7 @@
 
 #include "acks.h"
 #include "bind.h"
+#include "cm.h"
 #include "complete.h"
 #include "ctrl.h"
 #include "events.h"
@@ -127,6 +128,8 @@ uint64_t xr_progress(struct xroce_device *dev)
 		xr_plane_reap(&dev->plane[i]);
 	if (dev->now_ns >= dev->ctrl_next_ns) {
 		xr_ctrl_service(dev);
+		if (dev->nlisten || dev->nconnecting || dev->npending)
+			xr_cm_service(dev);
 		dev->ctrl_next_ns = dev->now_ns + XR_CTRL_POLL_NS;
 	}
 	if (dev->now_ns >= dev->watch_next_ns) {

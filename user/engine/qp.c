@@ -131,6 +131,7 @@ static void free_queues(struct xroce_qp *qp)
 	free(qp->rnr);
 	free(qp->rnr_due);
 	free(qp->path);
+	free(qp->cm);
 }
 
 /* The send queue, the packet window and its rings, the paths. */

@@ -129,6 +129,8 @@ struct xr_rdreq {
 };
 #define XR_RDQ 256
 
+struct xr_cm_conn;
+
 struct xroce_qp {
 	struct xroce_device *dev;
 	struct xroce_pd *pd;
@@ -193,6 +195,8 @@ struct xroce_qp {
 	/* bind.c: connection made from out-of-band information */
 	struct xr_bind *bind;              /* NULL unless bound or sent a half */
 	bool app_error;                    /* xroce_qp_to_error: no event */
+	struct xr_cm_conn *cm;             /* a connect without blocking (cm.c) */
+	uint16_t ctrl_lport;               /* local control port (0: the device's) */
 	bool keyed;                        /* conn_key signs CLOSE / CLOSE_ACK */
 	uint64_t last_heard_ns;            /* anything from the peer (keep-alive) */
 	uint64_t ka_next_ns;               /* next keep-alive probe */
