@@ -226,7 +226,7 @@ static void test_layouts(void **state)
 	assert_int_equal(sizeof(struct xr_data_hdr), 64);
 	assert_int_equal(sizeof(struct xr_ack_hdr), 80);
 	assert_int_equal(sizeof(struct xr_probe_hdr), 32);
-	assert_int_equal(sizeof(struct xr_ctrl_msg), 192);
+	assert_int_equal(sizeof(struct xr_ctrl_msg), 256);
 	memset(&a, 0, sizeof(a));
 	a.sack[1] = htobe64(1);
 	/* SACK word 1, bit 0 (PSN cack+1+64) is the last byte of bytes 40..47. */
