@@ -174,9 +174,12 @@ static int make_domain(struct env *e, int i, uint32_t dom, uint32_t pages)
 	struct xroce *s = e->su->skel;
 	LIBBPF_OPTS(bpf_map_create_opts, mo,
 		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	/* No fair-share limit in this world (t_evq fills the ring from one
+	 * connection): tests/bpf/bpf_keyed.c tests the shares. */
 	struct xr_domain d = { .mem_bytes = (uint64_t)pages * XR_PAGE_SIZE,
 			       .owner_pid = (uint32_t)getpid(),
-			       .ctrl_port = i == 0 ? e->ctrl_port : 0 };
+			       .ctrl_port = i == 0 ? e->ctrl_port : 0,
+			       .evq_share = 1u << 30 };
 	size_t j;
 
 	e->mem_len[i] = (size_t)pages * XR_PAGE_SIZE;
@@ -388,7 +391,7 @@ static int set_dom(struct env *e, uint16_t ctrl_port, uint8_t ca)
 {
 	struct xr_domain d = { .mem_bytes = (uint64_t)DOM_PAGES * XR_PAGE_SIZE,
 			       .owner_pid = (uint32_t)getpid(),
-			       .ctrl_port = ctrl_port };
+			       .ctrl_port = ctrl_port, .evq_share = 1u << 30 };
 	uint32_t dom = DOM;
 
 	ctrl_addr_of(e->v6, ca, d.ctrl_addr);

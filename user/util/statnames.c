@@ -43,6 +43,9 @@ static const char *const stat_names[] = {
 	[XR_STAT_NAK_RNR] = "nak_rnr",
 	[XR_STAT_TX_BUILT] = "tx_built",
 	[XR_STAT_DROP_TXR] = "drop_txr",
+	[XR_STAT_DROP_MAC] = "drop_mac",
+	[XR_STAT_DROP_EVQ_SHARE] = "drop_evq_share",
+	[XR_STAT_KEY_EPOCH] = "key_epoch",
 };
 
 _Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) == XR_STAT_MAX,
