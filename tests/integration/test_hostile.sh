@@ -235,12 +235,14 @@ xr_wait_listen "$B"
 nsx "$A" timeout 60 "$XROCE" send -i eth0 "$BIP" -n 4G -t 5000 >"$TMP/send.out" 2>&1 &
 spid=$!
 xr_wait_conn "$B"
+# The squatter waits for the port and takes it the moment the owner dies.
+nsenter --net="/var/run/netns/$B" python3 "$ATK" squat 4794 60 --ready "$TMP/squat" >/dev/null &
+xr_cleanup_push "kill $!"
+d0=$(xr_counter "$B" drop_dead)
 kill -9 "$RPID" 2>/dev/null || fail "B's recv ended before it was killed: $(cat "$TMP/recv.err")"
 wait "$RPID" 2>/dev/null || true
-nsenter --net="/var/run/netns/$B" python3 "$ATK" squat 4794 30 >/dev/null &
-xr_cleanup_push "kill $!"
-xr_wait_listen "$B"
-d0=$(xr_counter "$B" drop_dead)
+for ((i = 0; i < 200; i++)); do [ -e "$TMP/squat" ] && break; sleep 0.05; done
+[ -e "$TMP/squat" ] || fail "the squatter did not get the port"
 r0=$(xr_counter "$B" rx_data)
 rc=0
 wait "$spid" || rc=$?
@@ -248,10 +250,12 @@ if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
 	fail "A's send did not fail cleanly (rc $rc): $(cat "$TMP/send.out")"
 fi
 pass "A's send failed: $(tail -1 "$TMP/send.out")"
+[ "$TMP/squat" -ot "$TMP/send.out" ] || fail "A gave up before the squatter held the port"
+pass "the squatter held B's control port before A gave up"
 d1=$(xr_counter "$B" drop_dead)
 r1=$(xr_counter "$B" rx_data)
 [ "$d1" -gt "$d0" ] || fail "B's XDP did not drop A's packets as for a dead domain ($d0 -> $d1)"
-pass "B dropped A's packets for a dead domain while the squatter held the port ($((d1 - d0)))"
+pass "B's XDP dropped A's packets for a dead domain ($((d1 - d0)))"
 check_eq "nothing of A's accepted into the orphaned memory meanwhile" "$r1" "$r0"
 
 xr_passed test_hostile

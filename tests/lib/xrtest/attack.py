@@ -17,7 +17,8 @@ attack of issue 15 and prints one JSON line of what came back.
                                       CLOSE claiming everything arrived, from
                                       our own address or spoofed as the
                                       listener's control socket
-  attack.py squat PORT SECS           hold a UDP socket on PORT (no mark)
+  attack.py squat PORT SECS [--ready F]  bind PORT (no mark) as soon as it
+                                      is free, hold it SECS
 
 Answers are counted by op: {"cookie": 1, "accept": 0, ...}."""
 import argparse
@@ -147,12 +148,22 @@ def cmd_close(a):
 
 
 def cmd_squat(a):
+    """Bind PORT as soon as it is free (the owner died), then hold it."""
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-    s.bind(('::', a.port))
-    print(json.dumps({'bound': a.port}), flush=True)
-    time.sleep(a.secs)
-    return {'held': a.secs}
+    until = time.monotonic() + a.secs
+    while True:
+        try:
+            s.bind(('::', a.port))
+            break
+        except OSError:
+            if time.monotonic() > until:
+                return {'bound': False}
+            time.sleep(0.001)
+    if a.ready:
+        open(a.ready, 'w').close()
+    time.sleep(max(0.0, until - time.monotonic()))
+    return {'bound': True}
 
 
 def main():
@@ -182,6 +193,7 @@ def main():
     c = sub.add_parser('squat')
     c.add_argument('port', type=int)
     c.add_argument('secs', type=float)
+    c.add_argument('--ready', help='file created once bound')
     a = p.parse_args()
     print(json.dumps(globals()['cmd_' + a.cmd](a)), flush=True)
 
