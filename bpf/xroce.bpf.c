@@ -162,6 +162,16 @@ struct {
 	__type(value, struct xr_read_ent);
 } xr_reads SEC(".maps");
 
+/* Fair shares of the event rings (lib/budget.h): per connection, records
+ * written and (by the library, through its mapping) consumed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, XR_DEFAULT_MAX_CONNS);
+	__type(key, __u32);
+	__type(value, struct xr_evb);
+} xr_evb SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, XR_STAT_MAX);
@@ -183,6 +193,7 @@ struct {
 #include "lib/alive.h"
 #include "lib/rate_hint.h"
 #include "lib/access.h"
+#include "lib/budget.h"
 
 /* Global (non-static) functions are verified once, on their own, instead
  * of once per path through their caller: placement and checksumming fan
@@ -338,16 +349,18 @@ XR_INLINE int xr_csum_ok(struct xdp_md *ctx, __u32 udp_len)
 	return ok;
 }
 
-/* Authenticate and checksum: the connection the packet names, if it may
- * speak for it (lib/auth.h) and, when verification is on, its checksum is
- * right.  Otherwise NULL, with *why set to the drop reason. */
+/* Authenticate and checksum: the connection the packet (xroce header x,
+ * hdr_len bytes) names, if it may speak for it (lib/auth.h: token or MAC)
+ * and, when verification is on, its checksum is right.  Otherwise NULL,
+ * with *why set to the drop reason. */
 XR_INLINE struct xr_conn *xr_admit(struct xdp_md *ctx,
 				   const struct xr_hdrs *h, void *end,
 				   const struct xr_cfg *cfg, __u32 conn_id,
-				   __be64 token, __u32 udp_len, int reply,
-				   __u32 *why)
+				   const void *x, __u32 hdr_len, __u8 epoch_flag,
+				   __u32 udp_len, int reply, __u32 *why)
 {
-	struct xr_conn *c = xr_auth(h, end, conn_id, token, reply, why);
+	struct xr_conn *c = xr_auth(h, end, conn_id, x, hdr_len, reply,
+				    epoch_flag, why);
 
 	if (c && (cfg->flags & XR_CFG_VERIFY_CSUM) && !xr_csum_ok(ctx, udp_len)) {
 		*why = XR_STAT_DROP_CSUM;
@@ -373,12 +386,15 @@ struct xr_rx_verdict {
 };
 
 /* Owner and room: the domain's owner is alive and, for data that will be
- * accepted, its event ring has room and its memory exists.  A drop reason,
- * or 0 with *evq the domain's event ring. */
+ * accepted, its event ring has room, the connection has not used up its
+ * share of it, and its memory exists.  A drop reason, or 0 with *evq the
+ * domain's event ring. */
 XR_INLINE __u32 xr_rx_room(struct xdp_md *ctx, const struct xr_hdrs *h,
-			   void *end, const struct xr_conn *c, __u8 nak,
-			   __u64 now, void **evq)
+			   void *end, const struct xr_conn *c, __u32 conn_id,
+			   __u8 nak, __u64 now, void **evq)
 {
+	__u32 why;
+
 	if (!xr_domain_alive(ctx, h, end, c->domain, now))
 		return XR_STAT_DROP_DEAD;
 	*evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
@@ -388,9 +404,10 @@ XR_INLINE __u32 xr_rx_room(struct xdp_md *ctx, const struct xr_hdrs *h,
 		return 0;
 	/* Backpressure: refuse (unacknowledged, so retransmitted later)
 	 * rather than risk losing a completion to a full ring. */
-	if (bpf_ringbuf_query(*evq, BPF_RB_AVAIL_DATA) >
-	    XR_EVQ_BYTES - XR_EVQ_RESERVE)
-		return XR_STAT_DROP_EVQ_FULL;
+	why = xr_evq_room(*evq, c->domain, conn_id, XR_EVQ_RESERVE,
+			  XR_STAT_DROP_EVQ_FULL);
+	if (why)
+		return why;
 	if (!bpf_map_lookup_elem(&xr_mem, &c->domain))
 		return XR_STAT_DROP_NO_MEM;
 	return 0;
@@ -533,7 +550,7 @@ XR_INLINE int xr_msg_account(__u32 conn_id, __u32 msg_id, __u32 msg_len,
 /* Hand event e to the library; a full ring loses it (counted). */
 XR_INLINE void xr_evt_send(void *evq, struct xr_evt *e)
 {
-	if (bpf_ringbuf_output(evq, e, sizeof(*e), 0))
+	if (xr_evq_put(evq, e))
 		xr_count(XR_STAT_EVT_LOST);
 }
 
@@ -565,7 +582,9 @@ XR_INLINE void xr_evt_read_req(void *evq, struct xr_evt *e,
 
 /* Event: the last byte of d's message landed.  Every completed message is
  * reported, so the library can deliver the completions it does report in
- * stream order. */
+ * stream order.  Also: the responder of one of our READs says it cannot
+ * answer (READ_RESP with XR_DF_ERR; the NAK reason in imm), marked
+ * XR_RECV_F_ERR. */
 XR_INLINE void xr_evt_recv(void *evq, struct xr_evt *e,
 			   const struct xr_rx_pkt *pk,
 			   const struct xr_data_hdr *d, __u64 now)
@@ -580,15 +599,37 @@ XR_INLINE void xr_evt_recv(void *evq, struct xr_evt *e,
 	e->recv.imm = bpf_ntohl(d->imm);
 	e->recv.stream = bpf_ntohs(d->stream);
 	e->recv.opcode = pk->opcode;
+	e->recv.flags = pk->opcode == XR_OP_READ_RESP && (pk->flags & XR_DF_ERR) ?
+			XR_RECV_F_ERR : 0;
 	e->recv.raddr_end = pk->raddr + (pk->msg_len - pk->msg_off);
 	e->recv.rkey = pk->rkey; /* the union: rkey, msn or read id */
 	e->recv.ssn = bpf_ntohs(d->ssn);
 	xr_evt_send(evq, e);
 }
 
+/* Event: keyed connection, the peer's stream moved to a new key epoch;
+ * the library installs the one after it.  0, or -1 (counted) if the ring
+ * had no room: then the next packet of the epoch tries again. */
+XR_INLINE int xr_evt_rekey(void *evq, struct xr_evt *e, __u32 conn_id,
+			   __u32 epoch, __u64 now)
+{
+	__builtin_memset(e, 0, sizeof(*e));
+	e->type = XR_EVT_REKEY;
+	e->conn = conn_id;
+	e->rx_ns = now;
+	e->rekey.epoch = epoch;
+	if (xr_evq_put(evq, e)) {
+		xr_count(XR_STAT_EVT_LOST);
+		return -1;
+	}
+	xr_count(XR_STAT_KEY_EPOCH);
+	return 0;
+}
+
 /* Place, account, tell: a new READ_REQ goes to the library and is answered
- * at once; new data is placed and counted toward its message, whose RECV
- * event goes out when its last byte lands.  A duplicate is only counted. */
+ * at once, and so is a READ_RESP that says the read failed; new data is
+ * placed and counted toward its message, whose RECV event goes out when
+ * its last byte lands.  A duplicate is only counted. */
 XR_INLINE void xr_rx_deliver(struct xdp_md *ctx, const struct xr_hdrs *h,
 			     const struct xr_rx_pkt *pk,
 			     const struct xr_data_hdr *d, void *evq,
@@ -606,6 +647,11 @@ XR_INLINE void xr_rx_deliver(struct xdp_md *ctx, const struct xr_hdrs *h,
 		v->ack_now = 1;
 		return;
 	}
+	if (pk->opcode == XR_OP_READ_RESP && (pk->flags & XR_DF_ERR)) {
+		xr_evt_recv(evq, &sc->e, pk, d, now);
+		v->ack_now = 1;
+		return;
+	}
 	if (xr_rx_place(ctx, h, c->domain, pos, pk->plen))
 		return;
 	v->done = xr_msg_account(pk->conn_id, pk->msg_id, pk->msg_len,
@@ -614,6 +660,18 @@ XR_INLINE void xr_rx_deliver(struct xdp_md *ctx, const struct xr_hdrs *h,
 		xr_count(XR_STAT_MSG_DONE);
 		xr_evt_recv(evq, &sc->e, pk, d, now);
 	}
+}
+
+/* Keyed: the peer's first packet under a new key epoch tells the library
+ * to install the epoch after it (lib/mac.h). */
+XR_INLINE void xr_rx_rekey(void *evq, struct xr_scratch *sc,
+			   struct xr_conn *c, __u32 conn_id, __u64 now)
+{
+	__u32 s = sc->ai.kflags & XR_AF_EPOCH ? 1 : 0;
+
+	if (sc->ai.keyed && xr_mac_new_epoch(c, s) &&
+	    !xr_evt_rekey(evq, &sc->e, conn_id, c->kpeer[s].epoch, now))
+		c->kpeer[s].noted = 1;
 }
 
 /* Is an answer due now (PROTOCOL.md 9.1)?  Otherwise a later ACK covers
@@ -666,7 +724,8 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	if (pk.plen > XR_MAX_PKT_PAYLOAD)
 		return xr_drop(XR_STAT_DROP_LENGTH);
 	pk.conn_id = bpf_ntohl(d->dst_conn);
-	c = xr_admit(ctx, h, end, cfg, pk.conn_id, d->token, udp_len, 0, &why);
+	c = xr_admit(ctx, h, end, cfg, pk.conn_id, d, sizeof(*d), XR_DF_EPOCH,
+		     udp_len, 0, &why);
 	if (!c)
 		return xr_drop(why);
 	if (d->path >= XR_MAX_PATHS)
@@ -678,6 +737,7 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	sc = bpf_map_lookup_elem(&xr_scratch, &zero);
 	if (!sc)
 		return xr_drop(XR_STAT_DROP_NO_MEM);
+	xr_ack_info_keys(&sc->ai, c, xr_mac_slot((const __u8 *)d, XR_DF_EPOCH));
 	/* A duplicate (its CSN already arrived) is acknowledged as such, never
 	 * judged again: the receive a SEND filled may be consumed by now, and
 	 * refusing the copy would make the sender retry forever.  This peek is
@@ -686,9 +746,10 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 		v.nak = xr_check_access(ctx, h->l4_off + sizeof(struct udphdr) +
 					sizeof(*d), &pk, c, &sc->rr, &pos);
 	now = bpf_ktime_get_ns();
-	why = xr_rx_room(ctx, h, end, c, v.nak, now, &evq);
+	why = xr_rx_room(ctx, h, end, c, pk.conn_id, v.nak, now, &evq);
 	if (why)
 		return xr_drop(why);
+	xr_rx_rekey(evq, sc, c, pk.conn_id, now);
 	v.ce = h->ecn == XR_ECN_CE;
 	why = xr_rx_record(rx, &pk, cfg, now, &v, &sc->ai);
 	if (why)
@@ -746,7 +807,8 @@ static __noinline int xr_rx_ack(struct xdp_md *ctx, struct xr_hdrs *h,
 	if (!udp_len)
 		return xr_drop(XR_STAT_DROP_TRUNC);
 	conn_id = bpf_ntohl(a->dst_conn);
-	c = xr_admit(ctx, h, end, cfg, conn_id, a->token, udp_len, 1, &why);
+	c = xr_admit(ctx, h, end, cfg, conn_id, a, sizeof(*a), XR_AF_EPOCH,
+		     udp_len, 1, &why);
 	if (why == XR_STAT_DROP_NO_CONN)
 		return xr_pass();
 	if (!c)
@@ -754,8 +816,15 @@ static __noinline int xr_rx_ack(struct xdp_md *ctx, struct xr_hdrs *h,
 	evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
 	if (!evq)
 		return xr_drop(XR_STAT_DROP_NO_MEM);
+	/* Answers may use half of the reserve data leaves free, and no more
+	 * than the connection's share (lib/budget.h). */
+	why = xr_evq_room(evq, c->domain, conn_id, XR_EVQ_RESERVE / 2,
+			  XR_STAT_DROP_ACK_LOST);
+	if (why)
+		return xr_drop(why);
 	xr_evt_ack(&e, a, conn_id);
-	if (bpf_ringbuf_output(evq, &e, sizeof(e), 0))
+	e.ack.key_epoch = c->kown[xr_mac_slot((const __u8 *)a, XR_AF_EPOCH)].epoch;
+	if (xr_evq_put(evq, &e))
 		return xr_drop(XR_STAT_DROP_ACK_LOST);
 	xr_count(e.type == XR_EVT_NAK ? XR_STAT_RX_NAK : XR_STAT_RX_ACK);
 	return XDP_DROP;
@@ -763,31 +832,41 @@ static __noinline int xr_rx_ack(struct xdp_md *ctx, struct xr_hdrs *h,
 
 /* ---- PROBE, PROBE_REPLY ----------------------------------------------- */
 
-/* A probe reply for connection c: a record to the library. */
+/* A probe reply for connection c: a record to the library, within the
+ * connection's share of the ring, like an ACK. */
 XR_INLINE int xr_probe_reply_event(const struct xr_conn *c,
 				   const struct xr_probe_hdr *pr,
 				   __u32 conn_id)
 {
 	struct xr_evt e = {};
 	void *evq = bpf_map_lookup_elem(&xr_evq, &c->domain);
+	__u32 why;
 
 	if (!evq)
 		return xr_drop(XR_STAT_DROP_NO_MEM);
+	why = xr_evq_room(evq, c->domain, conn_id, XR_EVQ_RESERVE / 2,
+			  XR_STAT_DROP_ACK_LOST);
+	if (why)
+		return xr_drop(why);
 	e.type = XR_EVT_PROBE_REPLY;
 	e.path = pr->path;
+	e.flags = pr->flags;
 	e.conn = conn_id;
 	e.rx_ns = bpf_ktime_get_ns();
 	e.probe.seq = bpf_ntohl(pr->seq);
 	e.probe.ts = bpf_ntohl(pr->ts);
 	e.probe.rate_hint = bpf_ntohl(pr->rate_hint);
-	if (bpf_ringbuf_output(evq, &e, sizeof(e), 0))
+	e.probe.key_epoch = c->kown[xr_mac_slot((const __u8 *)pr, XR_PF_EPOCH)].epoch;
+	if (xr_evq_put(evq, &e))
 		return xr_drop(XR_STAT_DROP_ACK_LOST);
 	xr_count(XR_STAT_RX_ACK);
 	return XDP_DROP;
 }
 
 /* Answer probe pr in place: the reply echoes its path, sequence number and
- * timestamp, goes to the prober's connection and carries our rate hint. */
+ * timestamp, goes to the prober's connection and carries our rate hint;
+ * keyed, it is signed with the reply key of the probe's epoch and says
+ * whether we hold the next one. */
 XR_INLINE int xr_probe_answer(struct xdp_md *ctx, int v6,
 			      struct xr_probe_hdr *pr,
 			      const struct xr_conn *c,
@@ -795,6 +874,7 @@ XR_INLINE int xr_probe_answer(struct xdp_md *ctx, int v6,
 {
 	/* Read before the frame is rewritten: the reply overlays pr. */
 	__u32 peer_conn = c->peer_conn, seq = bpf_ntohl(pr->seq);
+	__u32 ks = xr_mac_slot((const __u8 *)pr, XR_PF_EPOCH);
 	__u64 tx_token = c->tx_token;
 	__be32 ts = pr->ts;
 	__u8 path = pr->path;
@@ -813,6 +893,11 @@ XR_INLINE int xr_probe_answer(struct xdp_md *ctx, int v6,
 	pr->ts = ts;
 	pr->rate_hint = bpf_htonl(xr_rate_hint(cfg, bpf_ktime_get_ns()));
 	pr->rsvd1 = 0;
+	if (c->flags & XR_CONN_F_MAC) {
+		pr->flags = (ks ? XR_PF_EPOCH : 0) |
+			    (xr_mac_knext(c, ks) ? XR_PF_KNEXT : 0);
+		xr_mac_sign(c->kpeer[ks].reply, (__u8 *)pr, sizeof(*pr));
+	}
 	xr_reply_finish(ctx, &rh, sizeof(*pr));
 	xr_count(XR_STAT_PROBE);
 	return XDP_TX;
@@ -833,8 +918,8 @@ static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
 	if (!udp_len)
 		return xr_drop(XR_STAT_DROP_TRUNC);
 	conn_id = bpf_ntohl(pr->dst_conn);
-	c = xr_admit(ctx, h, end, cfg, conn_id, pr->token, udp_len, reply,
-		     &why);
+	c = xr_admit(ctx, h, end, cfg, conn_id, pr, sizeof(*pr), XR_PF_EPOCH,
+		     udp_len, reply, &why);
 	if (reply && why == XR_STAT_DROP_NO_CONN)
 		return xr_pass();
 	if (!c)

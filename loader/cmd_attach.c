@@ -360,6 +360,8 @@ static int load_new(const struct attach_opts *o, struct xroce **out)
 		if (!rc)
 			rc = bpf_map__set_max_entries(skel->maps.xr_rx, o->max_conns);
 		if (!rc)
+			rc = bpf_map__set_max_entries(skel->maps.xr_evb, o->max_conns);
+		if (!rc)
 			rc = bpf_map__set_max_entries(skel->maps.xr_msgs,
 						      o->max_conns * XR_MSG_SLOTS);
 		if (rc) {

@@ -103,6 +103,17 @@ XR_INLINE __u8 xr_check_read_resp(const struct xr_conn *c, __u32 conn_id,
 	return xr_check_pos(c, *pos, plen);
 }
 
+/* A READ_RESP that says the responder cannot answer (XR_DF_ERR): no
+ * payload, and it must name a read we have open, like an answer. */
+XR_INLINE __u8 xr_check_read_err(const struct xr_conn *c,
+				 const struct xr_rx_pkt *pk, __u64 *pos)
+{
+	if (pk->plen || pk->msg_off > pk->msg_len)
+		return XR_NAK_BAD_LENGTH;
+	return xr_check_read_resp(c, pk->conn_id, pk->read_id, pk->msg_len,
+				  pk->msg_off, 0, pos);
+}
+
 /* A READ_REQ is one packet carrying struct xr_read_req (loaded into rr):
  * what it asks to read must be readable; *pos is where that lies.  It is
  * answered by the responder's library (XDP cannot send many packets). */
@@ -129,6 +140,8 @@ XR_INLINE __u8 xr_check_access(struct xdp_md *ctx, __u32 pkt_off,
 
 	if (pk->opcode == XR_OP_READ_REQ)
 		return xr_check_read_req(ctx, pkt_off, pk, c, rr, pos);
+	if (pk->opcode == XR_OP_READ_RESP && (pk->flags & XR_DF_ERR))
+		return xr_check_read_err(c, pk, pos);
 	nak = xr_check_seg(pk->plen, pk->msg_len, pk->msg_off);
 	if (nak)
 		return nak;

@@ -15,15 +15,35 @@
 #include "contract/inline.h"
 #include "lib/reply.h"
 #include "lib/rx_pkt.h"
+#include "lib/mac.h"
 
-/* What an ACK reports of its path and connection. */
+/* What an ACK reports of its path and connection, and (keyed) how it is
+ * signed. */
 struct xr_ack_info {
 	__u32 cack;
 	__u32 ce_pkts;
 	__u32 rx_pkts;
 	__u32 csn_cum;
 	__u64 sack[XR_SACK_WORDS];
+	__u64 mk[2];             /* keyed: the reply key of the packet's epoch */
+	__u32 keyed;
+	__u32 kflags;            /* XR_AF_EPOCH / XR_AF_KNEXT to report */
 };
+
+/* How answers of connection c to a packet of the peer's epoch slot s are
+ * signed: unkeyed, not at all; keyed, with that epoch's reply key,
+ * reporting s and whether we hold the next epoch's keys. */
+XR_INLINE void xr_ack_info_keys(struct xr_ack_info *ai,
+				const struct xr_conn *c, __u32 s)
+{
+	ai->keyed = (c->flags & XR_CONN_F_MAC) != 0;
+	if (!ai->keyed)
+		return;
+	s &= 1;
+	ai->mk[0] = c->kpeer[s].reply[0];
+	ai->mk[1] = c->kpeer[s].reply[1];
+	ai->kflags = (s ? XR_AF_EPOCH : 0) | (xr_mac_knext(c, s) ? XR_AF_KNEXT : 0);
+}
 
 /* Copy what an ACK reports (the caller holds the receive state's lock). */
 XR_INLINE void xr_ack_info_copy(struct xr_ack_info *ai,
@@ -48,8 +68,8 @@ XR_INLINE int xr_ack_gap(const struct xr_ack_info *ai)
 
 /* Rewrite the frame of DATA packet pk (v6: its IP version) into the ACK,
  * or with a reason the NAK, of its path: to the peer's connection with its
- * token, echoing pk's path, PSN and timestamp.  0, or -1 when the frame
- * cannot be resized. */
+ * token (keyed: signed), echoing pk's path, PSN and timestamp.  0, or -1
+ * when the frame cannot be resized. */
 XR_INLINE int xr_ack_build(struct xdp_md *ctx, int v6,
 			   const struct xr_rx_pkt *pk,
 			   const struct xr_ack_info *ai, __u8 flags,
@@ -79,6 +99,10 @@ XR_INLINE int xr_ack_build(struct xdp_md *ctx, int v6,
 	a->rx_pkts = bpf_htonl(ai->rx_pkts);
 	a->csn_cum = bpf_htonl(ai->csn_cum);
 	a->nak_csn = reason ? bpf_htonl(pk->csn) : 0;
+	if (ai->keyed) {
+		a->flags = flags | (__u8)ai->kflags;
+		xr_mac_sign(ai->mk, (__u8 *)a, sizeof(*a));
+	}
 	xr_reply_finish(ctx, &h, sizeof(*a));
 	return 0;
 }

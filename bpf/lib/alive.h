@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Liveness of a domain's owner, one job: is the process that owns a domain
- * still there?  It is while a UDP socket is bound to the domain's control
- * port (struct xr_domain): when the process dies its socket closes, XDP
+ * still there?  It is while its own control socket is open: a UDP socket
+ * bound to the domain's control port that carries the owner's random
+ * SO_MARK (struct xr_domain).  When the process dies its socket closes, XDP
  * stops acknowledging its data, and its peers fail their work instead of
- * writing into a dead process's memory.  A success is trusted for a while,
- * so the socket lookup is not paid per packet.  The including program
- * defines the xr_domains map before this.
+ * writing into a dead process's memory; another process that binds the
+ * port then has no such mark (setting one needs CAP_NET_ADMIN) and keeps
+ * nothing alive.  Nothing here depends on process ids, so PID namespaces
+ * do not matter.  A success is trusted for a while, so the socket lookup
+ * is not paid per packet.  The including program defines the xr_domains
+ * map before this.
  */
 #ifndef XR_LIB_ALIVE_H
 #define XR_LIB_ALIVE_H
@@ -31,7 +35,7 @@ XR_INLINE int xr_domain_alive(struct xdp_md *ctx, const struct xr_hdrs *h,
 	struct bpf_sock_tuple t = {};
 	const __u32 *ca;
 	struct bpf_sock *sk;
-	__u32 tlen;
+	__u32 tlen, mark;
 	int v4;
 
 	if (!d)
@@ -71,7 +75,10 @@ XR_INLINE int xr_domain_alive(struct xdp_md *ctx, const struct xr_hdrs *h,
 	sk = bpf_sk_lookup_udp(ctx, &t, tlen, BPF_F_CURRENT_NETNS, 0);
 	if (!sk)
 		return 0;
+	mark = sk->mark;
 	bpf_sk_release(sk);
+	if (d->owner_mark && mark != d->owner_mark)
+		return 0; /* someone else's socket on the owner's port */
 	d->alive_until_ns = now + XR_ALIVE_CACHE_NS;
 	return 1;
 }

@@ -2,9 +2,10 @@
 /*
  * Authentication, one job: find the connection a packet names and decide
  * whether the packet may speak for it: the connection is connected, the
- * token is the one we chose, and the packet comes from one of the peer's
- * addresses (and, for data and probes, one of its entropy ports).  Unknown
- * and refused packets get no answer (docs/PROTOCOL.md 8.6).  The including
+ * packet comes from one of the peer's addresses (and, for data and probes,
+ * one of its entropy ports), and it carries the token we chose or, on a
+ * keyed connection, a right MAC of its header (lib/mac.h).  Unknown and
+ * refused packets get no answer (docs/PROTOCOL.md 8.6).  The including
  * program defines the xr_conns map before this.
  */
 #ifndef XR_LIB_AUTH_H
@@ -16,6 +17,7 @@
 #include "contract/abi.h"
 #include "contract/inline.h"
 #include "lib/parse.h"
+#include "lib/mac.h"
 
 /* The frame's IP source as an IPv6 address (IPv4 as ::ffff:a.b.c.d, the
  * form peer addresses are kept in); 0 if it cannot be read or is an
@@ -70,13 +72,15 @@ XR_INLINE int xr_peer_ok(const struct xr_conn *c, const struct xr_hdrs *h,
 	return 0;
 }
 
-/* The connection conn_id if the packet may speak for it (see above);
- * otherwise NULL, with *why set to the drop reason. */
+/* The connection conn_id if the packet, whose xroce header x (hdr_len
+ * bytes, inside the frame) carries the epoch flag epoch_flag, may speak
+ * for it (see above); otherwise NULL, with *why set to the drop reason. */
 XR_INLINE struct xr_conn *xr_auth(const struct xr_hdrs *h, void *end,
-				  __u32 conn_id, __be64 token, int reply,
-				  __u32 *why)
+				  __u32 conn_id, const __u8 *x, __u32 hdr_len,
+				  int reply, __u8 epoch_flag, __u32 *why)
 {
 	struct xr_conn *c = bpf_map_lookup_elem(&xr_conns, &conn_id);
+	__be64 token = *(const __be64 *)(x + 8);
 
 	if (!c) {
 		*why = XR_STAT_DROP_NO_CONN;
@@ -84,6 +88,16 @@ XR_INLINE struct xr_conn *xr_auth(const struct xr_hdrs *h, void *end,
 	}
 	if (c->state != XR_CONN_RTS) {
 		*why = XR_STAT_DROP_CONN_STATE;
+		return NULL;
+	}
+	if (c->flags & XR_CONN_F_MAC) {
+		/* The address first: it is cheaper than the MAC. */
+		if (!xr_peer_ok(c, h, end, reply))
+			*why = XR_STAT_DROP_PEER;
+		else if (!xr_mac_ok(c, x, hdr_len, reply, epoch_flag))
+			*why = XR_STAT_DROP_MAC;
+		else
+			return c;
 		return NULL;
 	}
 	if (bpf_be64_to_cpu(token) != c->rx_token) {

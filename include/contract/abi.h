@@ -37,6 +37,7 @@
 #define XR_MAP_RQ "xr_rq"
 #define XR_MAP_READS "xr_reads"
 #define XR_MAP_IFS "xr_ifs"
+#define XR_MAP_EVB "xr_evb"
 
 #define XR_PAGE_SHIFT 12
 #define XR_PAGE_SIZE (1u << XR_PAGE_SHIFT)
@@ -61,6 +62,14 @@
  * ring has less than this much room, so a completion is never lost to a
  * full ring: backpressure instead of loss. */
 #define XR_EVQ_RESERVE (256u << 10)
+/* Bytes one record takes in a ring (the record and the ring's 8-byte
+ * header). */
+#define XR_EVQ_REC_BYTES (sizeof(struct xr_evt) + 8)
+/* Fair shares: a connection may have at most its domain's evq_share
+ * records waiting in the ring (struct xr_domain, xr_evb), whatever their
+ * kind; the library sets the share to the ring's room outside the reserve
+ * divided among its connections, but never below this. */
+#define XR_EVQ_MIN_SHARE 512u
 
 /* ---- xr_cfg: ARRAY[1] ------------------------------------------------- */
 #define XR_CFG_VERIFY_CSUM 0x1 /* drop data whose UDP checksum is wrong */
@@ -117,6 +126,14 @@ struct xr_domain {
 	 * all zero = the wildcard, then the lookup uses the packet's own
 	 * destination address. */
 	__u8 ctrl_addr[16];
+	/* The owner's own control socket carries this random SO_MARK (0 =
+	 * none): XDP and the garbage collection take a socket bound to
+	 * ctrl_port for the owner only if it has this mark, so a process
+	 * that binds a dead owner's port does not keep its domain alive. */
+	__u32 owner_mark;
+	/* Records of one connection that may wait in the event ring (fair
+	 * shares, xr_evb); 0 = XR_EVQ_MIN_SHARE. */
+	__u32 evq_share;
 };
 
 /* ---- xr_mrs: HASH rkey -> struct xr_mr -------------------------------- */
@@ -145,6 +162,25 @@ enum xr_conn_state {
 /* Library-side flag (XDP reports every completed message): deliver plain
  * WRITE completions to the receiver's CQ. */
 #define XR_CONN_F_NOTIFY_WRITE 0x1
+/* Keyed connection: packets carry a MAC (wire.h, "Keyed connections")
+ * under the keys below instead of the token. */
+#define XR_CONN_F_MAC 0x2
+
+/* A keyed connection's keys for one key epoch of the peer's packet
+ * stream, as SipHash key words (include/contract/siphash.h). */
+struct xr_key_peer {
+	__u64 data[2];           /* checks the peer's DATA and PROBEs */
+	__u64 reply[2];          /* signs our ACKs, NAKs, PROBE_REPLYs to it */
+	__u32 epoch;             /* which epoch (its parity = the slot) */
+	__u32 noted;             /* XDP told the library the peer uses it */
+};
+
+/* ... and for one epoch of our own stream. */
+struct xr_key_own {
+	__u64 reply[2];          /* checks the peer's ACKs, NAKs, PROBE_REPLYs */
+	__u32 epoch;
+	__u32 rsvd;
+};
 
 struct xr_conn {
 	__u32 domain;
@@ -161,6 +197,9 @@ struct xr_conn {
 	__u16 rsvd0;
 	__u32 flags;             /* XR_CONN_F_* */
 	__u32 rsvd1;
+	/* XR_CONN_F_MAC: two epochs of keys each way, slot = epoch parity */
+	struct xr_key_peer kpeer[2];
+	struct xr_key_own kown[2];
 };
 
 /* ---- xr_rx: ARRAY[max_conns], receive state of each connection -------- */
@@ -218,6 +257,17 @@ struct xr_read_ent {
 	__u32 rsvd;
 };
 
+/* ---- xr_evb: ARRAY[max_conns], mmapable: fair shares of event rings --- */
+/* Records XDP wrote into the owning domain's ring for each connection,
+ * and records of it the library consumed (written by the library through
+ * its mapping).  XDP writes no record for a connection with evq_share
+ * records waiting (data is refused, answers dropped), so one connection
+ * cannot fill the ring the device's other connections need. */
+struct xr_evb {
+	__u32 produced;
+	__u32 consumed;
+};
+
 /* ---- xr_msgs: ARRAY[max_conns * XR_MSG_SLOTS] of __u64 ---------------- */
 /* Slot of message m of connection c is c * XR_MSG_SLOTS + m % XR_MSG_SLOTS.
  * Value: msg_id << 32 | payload bytes placed so far. */
@@ -269,6 +319,12 @@ enum xr_stat {
 	XR_STAT_RX_BIND,         /* BIND halves handed to the library */
 	XR_STAT_DROP_BIND,       /* BIND messages refused: length, op */
 	XR_STAT_RX_CSUM_PARTIAL, /* partially checksummed, taken (xr_ifs) */
+	XR_STAT_DROP_MAC,        /* keyed connection: MAC wrong (forged, bit
+	                          * flipped, replayed under an old key) */
+	XR_STAT_DROP_EVQ_SHARE,  /* the connection has its share of records
+	                          * waiting in the event ring (fair shares) */
+	XR_STAT_KEY_EPOCH,       /* a peer's first packet under a new key epoch
+	                          * (the library installs the one after it) */
 	XR_STAT_MAX,
 };
 
@@ -351,7 +407,13 @@ enum xr_evt_type {
 	XR_EVT_PROBE_REPLY = 4,
 	XR_EVT_READ_REQ = 5,     /* a peer asks to read (validated) */
 	XR_EVT_BIND = 6,         /* a peer's BIND half: struct xr_evt_bind */
+	XR_EVT_REKEY = 7,        /* keyed: the peer's stream moved to a new key
+	                          * epoch; install the next one */
 };
+
+/* struct xr_evt_recv.flags */
+#define XR_RECV_F_ERR 0x1        /* READ_RESP with XR_DF_ERR: the responder
+                                  * could not answer (imm: NAK reason) */
 
 struct xr_evt_ack {
 	__u32 cack;
@@ -364,7 +426,8 @@ struct xr_evt_ack {
 	__u32 csn_cum;
 	__u32 nak_csn;
 	__u8 reason;
-	__u8 rsvd[7];
+	__u8 rsvd[3];
+	__u32 key_epoch;         /* keyed: the epoch whose key checked it */
 };
 
 struct xr_evt_recv {
@@ -373,7 +436,7 @@ struct xr_evt_recv {
 	__u32 imm;
 	__u16 stream;
 	__u8 opcode;
-	__u8 rsvd;
+	__u8 flags;              /* XR_RECV_F_* */
 	__u64 raddr_end;         /* the message's end: raddr - msg_off + msg_len */
 	union {                  /* the data header's field, as it came */
 		__u32 rkey;      /* WRITE, WRITE_IMM */
@@ -399,13 +462,19 @@ struct xr_evt_probe {
 	__u32 seq;
 	__u32 ts;
 	__u32 rate_hint;
+	__u32 key_epoch;         /* keyed: the epoch whose key checked it */
+};
+
+struct xr_evt_rekey {
+	__u32 epoch;             /* the peer's stream now uses this epoch */
 	__u32 rsvd;
 };
 
 struct xr_evt {
 	__u16 type;              /* enum xr_evt_type */
 	__u8 path;
-	__u8 flags;              /* XR_AF_* for ACK/NAK */
+	__u8 flags;              /* XR_AF_* for ACK/NAK; XR_PF_* for
+	                          * PROBE_REPLY */
 	__u32 conn;              /* local connection id */
 	__u64 rx_ns;             /* receiver clock when XDP saw the packet */
 	union {
@@ -413,6 +482,7 @@ struct xr_evt {
 		struct xr_evt_recv recv;
 		struct xr_evt_probe probe;
 		struct xr_evt_read read;
+		struct xr_evt_rekey rekey;
 	};
 };
 
@@ -437,7 +507,9 @@ _Static_assert(sizeof(struct xr_evt_recv) == 32, "evt recv size");
 _Static_assert(__builtin_offsetof(struct xr_evt_recv, rkey) == 24, "evt recv rkey");
 _Static_assert(__builtin_offsetof(struct xr_evt_recv, read_id) == 24, "evt recv read_id");
 _Static_assert(sizeof(struct xr_evt) == 88, "evt size");
-_Static_assert(sizeof(struct xr_conn) == 112, "conn size");
+_Static_assert(sizeof(struct xr_conn) == 240, "conn size");
+_Static_assert(sizeof(struct xr_key_peer) == 40, "peer key slot size");
+_Static_assert(sizeof(struct xr_evb) == 8, "evb size");
 _Static_assert(sizeof(struct xr_mr) == 40, "mr size");
 _Static_assert(sizeof(struct xr_telem_path) == 88, "telem path size");
 _Static_assert(sizeof(struct xr_telem_hdr) == 64, "telem header size");

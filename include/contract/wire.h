@@ -56,12 +56,25 @@ enum xr_opcode {
 #define XR_DF_LAST 0x04  /* highest-offset packet of its message */
 #define XR_DF_DUP 0x08   /* a redundant copy, on a second path, of a small
                           * message's packet (informational) */
+#define XR_DF_EPOCH 0x10 /* keyed connections: the MAC is under the key of
+                          * the sender's odd key epoch (else its even one) */
+#define XR_DF_ERR 0x20   /* READ_RESP only: the responder cannot answer
+                          * (the region went away); no payload, imm holds
+                          * the NAK reason; the requester fails the READ */
 
 /* Flags of ACK / NAK packets. */
 #define XR_AF_ECE 0x01   /* the packet that triggered this ACK was CE marked */
 #define XR_AF_DUP 0x02   /* ... was a duplicate (its CSN already arrived) */
 #define XR_AF_OOW 0x04   /* reserved, never sent: out-of-window packets
                           * are dropped without an answer */
+#define XR_AF_EPOCH 0x08 /* keyed: the key epoch parity of the packet this
+                          * answers, and of the key the MAC is under */
+#define XR_AF_KNEXT 0x10 /* keyed: the receiver holds the keys of the epoch
+                          * after that one: the sender may move on */
+
+/* Flags of PROBE / PROBE_REPLY packets (keyed connections; zero without). */
+#define XR_PF_EPOCH 0x01 /* as XR_DF_EPOCH / XR_AF_EPOCH */
+#define XR_PF_KNEXT 0x02 /* reply: as XR_AF_KNEXT */
 
 /* NAK reason codes (struct xr_ack.reason). */
 enum xr_nak_reason {
@@ -93,7 +106,9 @@ enum xr_nak_reason {
  *  2      opcode     XR_OP_*
  *  3      path       sender's path index (0..XR_MAX_PATHS-1)
  *  4..7   dst_conn   receiver's connection id
- *  8..15  token      secret the receiver chose for this connection
+ *  8..15  token      secret the receiver chose for this connection; on a
+ *     or mac         keyed connection the MAC of the header instead
+ *                    (SipHash-2-4, see "Keyed connections" below)
  *  16..19 psn        per-path packet sequence number
  *  20..23 psn_base   sender's oldest PSN still of interest on this path;
  *                    every PSN before it was acknowledged or abandoned, so the
@@ -133,7 +148,10 @@ struct xr_data_hdr {
 	__u8 opcode;
 	__u8 path;
 	__be32 dst_conn;
-	__be64 token;
+	union {
+		__be64 token;
+		__u8 mac[8];
+	};
 	__be32 psn;
 	__be32 psn_base;
 	__be32 csn;
@@ -170,7 +188,8 @@ struct xr_read_req {
  *  2      reason     XR_NAK_* (0 in an ACK)
  *  3      path       path index the acknowledged packet came on
  *  4..7   dst_conn   the data sender's connection id
- *  8..15  token      secret the data sender chose for this connection
+ *  8..15  token      secret the data sender chose for this connection,
+ *     or mac         or (keyed) the MAC of this header
  *  16..19 cack       next PSN expected on this path: all earlier ones arrived
  *                    or were skipped (psn_base)
  *  20..23 ack_psn    PSN of the packet that triggered this ACK
@@ -192,7 +211,10 @@ struct xr_ack_hdr {
 	__u8 reason;
 	__u8 path;
 	__be32 dst_conn;
-	__be64 token;
+	union {
+		__be64 token;
+		__u8 mac[8];
+	};
 	__be32 cack;
 	__be32 ack_psn;
 	__be32 ts_echo;
@@ -210,11 +232,11 @@ struct xr_ack_hdr {
  * path can be tested without waking any process.
  *
  *  0      ver_type   version << 4 | XR_T_PROBE or XR_T_PROBE_REPLY
- *  1      flags      zero
+ *  1      flags      XR_PF_* (zero without a key)
  *  2      rsvd
  *  3      path
  *  4..7   dst_conn
- *  8..15  token
+ *  8..15  token, or (keyed) mac
  *  16..19 seq        probe sequence number, echoed
  *  20..23 ts         sender clock, echoed
  *  24..27 rate_hint  in a reply: the receiver's current rate hint
@@ -226,12 +248,39 @@ struct xr_probe_hdr {
 	__u8 rsvd0;
 	__u8 path;
 	__be32 dst_conn;
-	__be64 token;
+	union {
+		__be64 token;
+		__u8 mac[8];
+	};
 	__be32 seq;
 	__be32 ts;
 	__be32 rate_hint;
 	__be32 rsvd1;
 } __attribute__((packed, aligned(4)));
+
+/*
+ * Keyed connections.  With a cluster key, every DATA, ACK, NAK, PROBE and
+ * PROBE_REPLY header carries in bytes 8..15, in place of the token, the
+ * SipHash-2-4 MAC (include/contract/siphash.h, xr_mac_hdr) of the whole
+ * header with those 8 bytes left out: the type byte, flags, connection,
+ * PSNs, CSN, opcode, addresses, keys, offsets, lengths, SACK and counters
+ * are all covered; the payload is not.  The MAC is written as 8
+ * little-endian bytes.  Its key is one of four 16-byte keys per key epoch
+ * of a connection, derived from the connection key (both ends' nonces and
+ * ids, keyed BLAKE2b) with libsodium's crypto_kdf (context "xroceMAC",
+ * subkey id = epoch << 2 | owner << 1 | kind):
+ *   owner  whose packet stream: 0 the connecting side's, 1 the listener's
+ *   kind   0: the owner's DATA and PROBEs; 1: the peer's ACKs, NAKs and
+ *          PROBE_REPLYs to them
+ * so a packet reflected to its sender, or a DATA presented as an ACK,
+ * is checked under another key.  Each side moves its own stream to the
+ * next epoch (the flag XR_DF_EPOCH / XR_PF_EPOCH gives its parity; answers
+ * echo it in XR_AF_EPOCH / XR_PF_EPOCH) well before its packets could
+ * repeat a PSN or CSN, and only after an answer said XR_AF_KNEXT (the
+ * receiver holds the next epoch's keys).  docs/PROTOCOL.md has the rules.
+ */
+#define XR_MAC_CTX "xroceMAC"    /* crypto_kdf context, 8 bytes */
+#define XR_MAC_KEY_LEN 16
 
 /*
  * Control messages (connection management), exchanged between the devices'
@@ -357,6 +406,7 @@ struct xr_ctrl_msg {
 _Static_assert(sizeof(struct xr_data_hdr) == 64, "data header size");
 _Static_assert(XR_OFF(struct xr_data_hdr, dst_conn) == 4, "dst_conn");
 _Static_assert(XR_OFF(struct xr_data_hdr, token) == 8, "token");
+_Static_assert(XR_OFF(struct xr_data_hdr, mac) == 8, "mac");
 _Static_assert(XR_OFF(struct xr_data_hdr, psn) == 16, "psn");
 _Static_assert(XR_OFF(struct xr_data_hdr, psn_base) == 20, "psn_base");
 _Static_assert(XR_OFF(struct xr_data_hdr, csn) == 24, "csn");
@@ -376,6 +426,7 @@ _Static_assert(sizeof(struct xr_read_req) == 16, "read request size");
 _Static_assert(sizeof(struct xr_ack_hdr) == 80, "ack header size");
 _Static_assert(XR_OFF(struct xr_ack_hdr, dst_conn) == 4, "ack dst_conn");
 _Static_assert(XR_OFF(struct xr_ack_hdr, token) == 8, "ack token");
+_Static_assert(XR_OFF(struct xr_ack_hdr, mac) == 8, "ack mac");
 _Static_assert(XR_OFF(struct xr_ack_hdr, cack) == 16, "cack");
 _Static_assert(XR_OFF(struct xr_ack_hdr, ack_psn) == 20, "ack_psn");
 _Static_assert(XR_OFF(struct xr_ack_hdr, ts_echo) == 24, "ts_echo");
@@ -387,6 +438,7 @@ _Static_assert(XR_OFF(struct xr_ack_hdr, csn_cum) == 72, "csn_cum");
 _Static_assert(XR_OFF(struct xr_ack_hdr, nak_csn) == 76, "nak_csn");
 
 _Static_assert(sizeof(struct xr_probe_hdr) == 32, "probe header size");
+_Static_assert(XR_OFF(struct xr_probe_hdr, mac) == 8, "probe mac");
 _Static_assert(XR_OFF(struct xr_probe_hdr, seq) == 16, "probe seq");
 _Static_assert(XR_OFF(struct xr_probe_hdr, ts) == 20, "probe ts");
 _Static_assert(XR_OFF(struct xr_probe_hdr, rate_hint) == 24, "probe hint");

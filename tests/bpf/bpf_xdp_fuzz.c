@@ -1113,7 +1113,7 @@ static int fill_ring(struct fuzz *z, uint32_t fill)
 		}
 	}
 	for (i = 0; i < fill; i++) {
-		if (m_ring_put(&z->m, D_A))
+		if (m_ring_put_answer(&z->m, D_A))
 			want_ack++;
 		else
 			want_lost++;

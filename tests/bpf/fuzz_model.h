@@ -439,6 +439,17 @@ static uint8_t m_check_read_resp(const struct fz_conn *c, uint32_t id,
 	return m_check_pos(c, *pos, plen);
 }
 
+/* READ_RESP with XR_DF_ERR (the responder cannot answer): no payload, for
+ * a read we have open. */
+static uint8_t m_check_read_err(const struct fz_conn *c, uint32_t id,
+				uint32_t msg_len, uint32_t msg_off,
+				uint32_t plen, uint64_t *pos)
+{
+	if (plen || msg_off > msg_len)
+		return XR_NAK_BAD_LENGTH;
+	return m_check_read_resp(c, id, msg_len, msg_off, 0, pos);
+}
+
 static int m_nak_stat(uint8_t reason)
 {
 	switch (reason) {
@@ -469,6 +480,15 @@ static int m_ring_put_n(struct model *m, int d, uint64_t rec)
 static int m_ring_put(struct model *m, int d)
 {
 	return m_ring_put_n(m, d, M_EV_REC);
+}
+
+/* Can one more answer (ACK, NAK, probe reply) go into domain d's ring?
+ * Answers keep half the reserve free (bpf/lib/budget.h). */
+static int m_ring_put_answer(struct model *m, int d)
+{
+	if (m->ring_used[d] > XR_EVQ_BYTES - XR_EVQ_RESERVE / 2)
+		return 0;
+	return m_ring_put(m, d);
 }
 
 /* The input turned around into a reply carrying body_len bytes: MACs,
@@ -594,6 +614,8 @@ static void m_data(struct model *m, const uint8_t *f, size_t n,
 		else
 			nak = m_check_mr(c, rkey, raddr, fr_get32(pl + 8),
 					 XR_ACCESS_REMOTE_READ, &pos);
+	} else if (opcode == XR_OP_READ_RESP && (flags & XR_DF_ERR)) {
+		nak = m_check_read_err(c, rkey, msg_len, msg_off, plen, &pos);
 	} else {
 		nak = m_check_seg(plen, msg_len, msg_off);
 		if (nak)
@@ -683,6 +705,30 @@ static void m_data(struct model *m, const uint8_t *f, size_t n,
 			m_count(p, XR_STAT_EVT_LOST);
 		}
 		m_count(p, XR_STAT_MSG_DONE);
+		flags |= XR_DF_AR;
+	} else if (cv == M_NEW && opcode == XR_OP_READ_RESP &&
+		   (flags & XR_DF_ERR)) {
+		/* the read failed: told to the library, nothing placed */
+		if (m_ring_put(m, d)) {
+			struct xr_evt *e = &p->ev;
+
+			p->nev = 1;
+			p->ev_dom = d;
+			e->type = XR_EVT_RECV;
+			e->path = path;
+			e->conn = conn_id;
+			e->recv.msg_id = msg_id;
+			e->recv.msg_len = msg_len;
+			e->recv.imm = imm;
+			e->recv.stream = stream;
+			e->recv.opcode = opcode;
+			e->recv.flags = XR_RECV_F_ERR;
+			e->recv.raddr_end = raddr + (uint32_t)(msg_len - msg_off);
+			e->recv.rkey = rkey;
+			e->recv.ssn = ssn;
+		} else {
+			m_count(p, XR_STAT_EVT_LOST);
+		}
 		flags |= XR_DF_AR;
 	} else if (cv == M_NEW) {
 		uint32_t slot = msg_id % XR_MSG_SLOTS;
@@ -788,7 +834,7 @@ static void m_ack(struct model *m, const uint8_t *f, size_t n,
 	d = fz_dom_idx(c->c.domain);
 	if (d < 0 || !fz_doms[d].has_evq)
 		return m_verdict_drop(p, XR_STAT_DROP_NO_MEM, "ack: no ring");
-	if (!m_ring_put(m, d))
+	if (!m_ring_put_answer(m, d))
 		return m_verdict_drop(p, XR_STAT_DROP_ACK_LOST, "ack: ring full");
 	p->nev = 1;
 	p->ev_dom = d;
@@ -846,13 +892,14 @@ static void m_probe(struct model *m, const uint8_t *f, size_t n,
 		if (d < 0 || !fz_doms[d].has_evq)
 			return m_verdict_drop(p, XR_STAT_DROP_NO_MEM,
 					      "probe reply: no ring");
-		if (!m_ring_put(m, d))
+		if (!m_ring_put_answer(m, d))
 			return m_verdict_drop(p, XR_STAT_DROP_ACK_LOST,
 					      "probe reply: ring full");
 		p->nev = 1;
 		p->ev_dom = d;
 		e->type = XR_EVT_PROBE_REPLY;
 		e->path = x[3];
+		e->flags = x[1];
 		e->conn = conn_id;
 		e->probe.seq = fr_get32(x + 16);
 		e->probe.ts = fr_get32(x + 20);

@@ -323,6 +323,7 @@ static int fz_dom_record(const struct fz_world *w, int i, struct xr_domain *d)
 	d->owner_pid = (uint32_t)getpid();
 	d->ctrl_port = w->ctrl_port[i];
 	memcpy(d->ctrl_addr, w->ctrl_addr[i], 16);
+	d->evq_share = 1u << 30; /* the model knows no shares: bpf_keyed.c */
 	return 0;
 }
 

@@ -115,9 +115,12 @@ static uint8_t mem_pattern(size_t i, unsigned dom)
 
 static int make_domain(struct env *e, int i, uint32_t dom, uint32_t pages)
 {
+	/* No fair-share limit in this world (t_evq fills the ring from one
+	 * connection): tests/bpf/bpf_keyed.c tests the shares. */
 	struct xr_domain d = { .mem_bytes = (uint64_t)pages * XR_PAGE_SIZE,
 			       .owner_pid = (uint32_t)getpid(),
-			       .ctrl_port = i == 0 ? e->ctrl_port : 0 };
+			       .ctrl_port = i == 0 ? e->ctrl_port : 0,
+			       .evq_share = 1u << 30 };
 
 	e->rbc[i].e = e;
 	e->rbc[i].dom_idx = i;
@@ -243,7 +246,7 @@ static int set_dom(struct env *e, uint16_t ctrl_port, uint8_t ca)
 {
 	struct xr_domain d = { .mem_bytes = (uint64_t)DOM_PAGES * XR_PAGE_SIZE,
 			       .owner_pid = (uint32_t)getpid(),
-			       .ctrl_port = ctrl_port };
+			       .ctrl_port = ctrl_port, .evq_share = 1u << 30 };
 
 	ctrl_addr_of(e->v6, ca, d.ctrl_addr);
 	return xw_dom_register(e->w, DOM, &d);

@@ -27,8 +27,11 @@
  * The control socket, the clock and the routes are simulated (sim.h):
  * nothing leaves the process.  Checked after every operation: at most
  * XR_CTRL_PENDING queued requests, QP invariants, every completion of the
- * connection's work (known, once, in order, well-formed), every datagram
- * the device sent (192 bytes, a control message, addressed only to a
+ * connection's work (known, once, in order, well-formed; no false
+ * success: a success only if every packet of the request was acknowledged
+ * by an authenticated peer record, an ACK record or an authentic CLOSE,
+ * never by a CLOSE with a wrong token or from another address), every
+ * datagram the device sent (256 bytes, a control message, addressed only to a
  * source a message came from: no reflection to third parties).  At the
  * end every request completed exactly once, no frame and no map entry is
  * left behind.
@@ -120,6 +123,7 @@ static void deliver(struct rd *r, const void *buf, size_t len,
 
 		sim_ctrl_push(buf, len, from, alen);
 	} else {
+		h_pre_ctrl(buf, len, from, sizeof(*from));
 		xr_test_ctrl_input(H.dev, buf, len, from);
 	}
 }
@@ -263,6 +267,7 @@ static void op_answer(struct rd *r)
 		h_peer_addr(&to, (how >> 2) % 4 + 1);
 	remember_from(&from);
 	memset(&ans, 0, sizeof(ans));
+	h_pre_ctrl(&m, sizeof(m), &from, sizeof(from));
 	rc = xr_test_ctrl_answer(H.dev, &m, sizeof(m), &from, want, &to, &ans);
 	is_answer = be64toh(m.nonce) == want && m.ver_type == XR_VER_TYPE(XR_T_CTRL) &&
 		    (m.op == XR_CTRL_ACCEPT || m.op == XR_CTRL_REJECT) &&
@@ -328,6 +333,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ready) {
 		h_init();
 		sim.pre_evt = h_pre_event;
+		sim.pre_ctrl = h_pre_ctrl;
 		trace = getenv("XR_FUZZ_TRACE") != NULL;
 		ready = true;
 	}
@@ -347,6 +353,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h_txlog_reset(NULL);
 	rc = h_accept_from_peer(qp, NONCE_A, 0x77770000u, 0x55550000u);
 	SIM_CHECK(rc == 0, "accept: %d", rc);
+	/* No false success: its work completes as success only for packets
+	 * an ACK record or an authentic CLOSE acknowledged (h_pre_ctrl). */
+	h_txlog_reset(qp);
+	L.check_claims = true;
 	remember_from(&qp->peer_ctrl);
 	live[nlive++] = qp;
 	L.seg_max = qp->seg_max;

@@ -542,6 +542,43 @@ void h_pre_event(void *arg, const void *data, size_t len)
 	}
 }
 
+/* A control datagram the library is about to read.  An authentic CLOSE
+ * for the ledger's QP (its connection id and token, from its peer's own
+ * control address and port: what the library authenticates an unkeyed
+ * CLOSE by) is an authenticated peer record: the packets below its
+ * init_csn that are in flight count as acknowledged by it.  Nothing else
+ * from the control socket acknowledges anything. */
+void h_pre_ctrl(const void *buf, size_t len, const struct sockaddr_in6 *from,
+		socklen_t alen)
+{
+	const struct xr_ctrl_msg *m = buf;
+	struct xroce_qp *qp = L.qp;
+	uint32_t c, end;
+
+	if (!qp || qp->keyed || qp->state != XROCE_QPS_RTS || len != sizeof(*m) ||
+	    alen != sizeof(*from) || m->ver_type != XR_VER_TYPE(XR_T_CTRL) ||
+	    m->op != XR_CTRL_CLOSE || ntohl(m->dst_conn) != qp->conn_id ||
+	    be64toh(m->token) != qp->rx_token || from->sin6_port != qp->peer_ctrl.sin6_port ||
+	    memcmp(&from->sin6_addr, &qp->peer_ctrl.sin6_addr, 16))
+		return;
+	c = ntohl(m->init_csn);
+	if (xr_seq_diff(c, qp->csn_una) <= 0)
+		return;
+	end = xr_seq_diff(c, qp->csn_next) < 0 ? c : qp->csn_next;
+	for (c = qp->csn_una; c != end; c++) {
+		const struct xr_pk *pk = &qp->pk[c & (qp->pk_win - 1)];
+		const struct xr_swr *w = &qp->sq[pk->wr & (qp->sq_size - 1)];
+		struct h_wr *h = wr_by_msg(w->msg_id);
+		uint32_t k;
+
+		if (pk->state != XR_PK_INFLIGHT || !h || !L.seg_max)
+			continue;
+		k = pk->off / L.seg_max;
+		if (k < sizeof(h->claimed) * 8)
+			h->claimed[k / 8] |= (uint8_t)(1u << (k % 8));
+	}
+}
+
 static bool all_claimed(const struct h_wr *w)
 {
 	uint32_t k;

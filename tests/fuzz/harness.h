@@ -199,6 +199,10 @@ int h_post_recv(uint16_t stream);
 /* Look at an event record just before the library gets it: claims of
  * acknowledgement, READ answers, refusals. */
 void h_pre_event(void *arg, const void *data, size_t len);
+/* Look at a control datagram just before the library reads it: an
+ * authentic CLOSE's claim of what arrived (fuzz_ctrl). */
+void h_pre_ctrl(const void *buf, size_t len, const struct sockaddr_in6 *from,
+		socklen_t alen);
 /* Poll both CQs dry and check every completion. */
 void h_poll_check(void);
 /* After the QP is gone: every request and receive completed as it must. */

@@ -185,6 +185,8 @@ ssize_t __wrap_recvfrom(int fd, void *buf, size_t len, int flags,
 		return -1;
 	}
 	d = &sim.rx[sim.rx_head++ % SIM_MAX_CTRL];
+	if (sim.pre_ctrl)
+		sim.pre_ctrl(d->buf, d->len, &d->addr, d->alen);
 	n = d->len < len ? d->len : len; /* a UDP socket truncates */
 	memcpy(buf, d->buf, n);
 	if (from && flen) {

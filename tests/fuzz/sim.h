@@ -67,6 +67,10 @@ struct sim {
 	/* Called with each record just before the library's callback. */
 	void (*pre_evt)(void *arg, const void *data, size_t len);
 	void *pre_evt_arg;
+	/* Called with each control datagram just before the library reads
+	 * it from the socket (and by harnesses that hand one over directly). */
+	void (*pre_ctrl)(const void *buf, size_t len, const struct sockaddr_in6 *from,
+			 socklen_t alen);
 	/* control socket */
 	struct sim_dgram rx[SIM_MAX_CTRL];
 	uint32_t rx_head, rx_tail;

@@ -18,6 +18,7 @@
 #include "acks.h"
 #include "device.h"
 #include "keepalive.h"
+#include "keys.h"
 #include "paths.h"
 #include "qp_state.h"
 #include "sender.h"
@@ -228,6 +229,7 @@ void xr_qp_on_ack(struct xroce_qp *qp, const struct xr_evt *e)
 	xr_txpath_on_ack(&qp->path[pi].tp, &v, now, res);
 	xr_cc_on_ack(&qp->cc, pi, &v, res, &qp->path[pi].tp, now);
 	apply_result_skip(qp, pi, res, false, e->type == XR_EVT_NAK, e->ack.nak_csn);
+	xr_keys_on_answer(qp, e->flags, e->ack.key_epoch, XR_AF_KNEXT);
 	if (v.rate_hint)
 		qp->rate_hint = v.rate_hint;
 	handle_cc_events(qp);
@@ -238,6 +240,7 @@ void xr_qp_on_probe_reply(struct xroce_qp *qp, const struct xr_evt *e)
 	if (qp->state != XROCE_QPS_RTS || e->path >= qp->npaths)
 		return;
 	qp->timer_due = 0;
+	xr_keys_on_answer(qp, e->flags, e->probe.key_epoch, XR_PF_KNEXT);
 	xr_cc_on_probe_reply(&qp->cc, e->path, e->probe.seq, e->probe.rate_hint,
 			     qp->dev->now_ns);
 	handle_cc_events(qp);
@@ -295,6 +298,7 @@ uint64_t xr_qp_timers(struct xroce_qp *qp)
 	struct xr_ack_result *res = &qp->dev->res;
 	uint64_t now = qp->dev->now_ns, next = UINT64_MAX, dl;
 	uint32_t i;
+	int kpath;
 
 	if (qp->state != XROCE_QPS_RTS)
 		return UINT64_MAX;
@@ -332,6 +336,11 @@ uint64_t xr_qp_timers(struct xroce_qp *qp)
 			next = dl;
 	}
 	dl = rnr_retries(qp, now);
+	if (dl < next)
+		next = dl;
+	kpath = xr_keys_probe(qp, now, &dl);
+	if (kpath >= 0)
+		xr_qp_send_probe(qp, kpath, now);
 	if (dl < next)
 		next = dl;
 	dl = xr_qp_keepalive(qp, now);

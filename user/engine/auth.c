@@ -2,7 +2,8 @@
 /*
  * Control-plane cryptography with libsodium: SipHash-x24 for cookies,
  * HMAC-SHA-512/256 for message authentication, keyed BLAKE2b to derive
- * connection keys.  Nothing here is home-made but the choice of inputs.
+ * connection keys, crypto_kdf (BLAKE2b) for the keys of header MACs.
+ * Nothing here is home-made but the choice of inputs.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <endian.h>
 
 #include "auth.h"
+#include "contract/siphash.h"
 
 #define XR_COOKIE_SLOT_NS 10000000000ull /* a cookie is good 10-20 s */
 
@@ -169,4 +171,20 @@ void xr_auth_conn_key(const struct xr_auth *a, uint64_t client_nonce,
 	crypto_generichash_update(&st, (const unsigned char *)&client_conn, 4);
 	crypto_generichash_update(&st, (const unsigned char *)&server_conn, 4);
 	crypto_generichash_final(&st, out, XR_KEY_LEN);
+}
+
+void xr_auth_mac_key(const uint8_t conn_key[XR_KEY_LEN], uint32_t epoch,
+		     int owner, int kind, __u64 out[2])
+{
+	uint8_t k[XR_MAC_KEY_LEN];
+	uint64_t id = (uint64_t)epoch << 2 | (uint64_t)(owner & 1) << 1 |
+		      (uint64_t)(kind & 1);
+
+	_Static_assert(sizeof(XR_MAC_CTX) - 1 == crypto_kdf_CONTEXTBYTES,
+		       "crypto_kdf context length");
+	_Static_assert(XR_KEY_LEN == crypto_kdf_KEYBYTES, "connection key length");
+	crypto_kdf_derive_from_key(k, sizeof(k), id, XR_MAC_CTX, conn_key);
+	out[0] = xr_le64_load(k);
+	out[1] = xr_le64_load(k + 8);
+	sodium_memzero(k, sizeof(k));
 }

@@ -49,4 +49,12 @@ void xr_auth_conn_key(const struct xr_auth *a, uint64_t client_nonce,
 		      uint64_t server_nonce, uint32_t client_conn,
 		      uint32_t server_conn, uint8_t out[XR_KEY_LEN]);
 
+/* One of a keyed connection's header-MAC keys (wire.h, "Keyed
+ * connections"): for key epoch `epoch` of the packet stream of `owner`
+ * (0 the connecting side, 1 the listener), `kind` 0 for its DATA and
+ * PROBEs, 1 for the answers to them; from the connection key with
+ * libsodium's crypto_kdf.  Returned as SipHash key words. */
+void xr_auth_mac_key(const uint8_t conn_key[XR_KEY_LEN], uint32_t epoch,
+		     int owner, int kind, __u64 out[2]);
+
 #endif /* XR_ENGINE_AUTH_H */

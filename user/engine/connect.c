@@ -13,6 +13,7 @@
 #include "auth.h"
 #include "ctrl.h"
 #include "engine.h"
+#include "keys.h"
 #include "progress.h"
 
 #define XR_CTRL_RESEND_MS 100
@@ -181,6 +182,7 @@ int xr_qp_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 		xr_auth_conn_key(&dev->auth, nonce, be64toh(ans.nonce2), qp->conn_id,
 				 ntohl(ans.src_conn), qp->conn_key);
 		qp->keyed = true;
+		xr_keys_init(qp, true);
 	}
 	return xr_ctrl_establish(qp, &ans, &to);
 }
@@ -243,6 +245,7 @@ int xr_ctrl_answer_request(struct xroce_qp *qp, const struct xr_ctrl_req *req)
 		xr_auth_conn_key(&dev->auth, be64toh(m->nonce), snonce,
 				 ntohl(m->src_conn), qp->conn_id, qp->conn_key);
 		qp->keyed = true;
+		xr_keys_init(qp, false);
 	}
 	if (!rc)
 		rc = xr_ctrl_establish(qp, m, &req->from);

@@ -46,6 +46,26 @@
 
 _Static_assert(XROCE_PRIVATE_DATA_MAX == XR_CTRL_PRIV_MAX, "private data size");
 
+/* The control socket is the process's proof of life to XDP and to other
+ * processes' clean-up (struct xr_domain): it carries a random SO_MARK that
+ * a process without CAP_NET_ADMIN cannot give its own socket, so one that
+ * later binds this port is not taken for us.  Without the capability the
+ * port alone vouches (and a squatter on it could keep a dead domain). */
+static void owner_mark(struct xroce_device *dev)
+{
+	uint32_t mark;
+
+	do
+		mark = (uint32_t)xr_random64();
+	while (!mark);
+	if (setsockopt(dev->ctrl_fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark))) {
+		xr_log(&dev->log, XROCE_LOG_WARN, "control socket: SO_MARK refused "
+		       "(%s): liveness falls back to the port alone", strerror(errno));
+		mark = 0;
+	}
+	dev->ctrl_mark = mark;
+}
+
 int xr_ctrl_open(struct xroce_device *dev, const char *addr, uint16_t port)
 {
 	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
@@ -64,6 +84,7 @@ int xr_ctrl_open(struct xroce_device *dev, const char *addr, uint16_t port)
 	if (dev->ctrl_fd < 0)
 		return xr_fail(&dev->log, -errno, "control socket: %s", strerror(errno));
 	setsockopt(dev->ctrl_fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
+	owner_mark(dev);
 	if (bind(dev->ctrl_fd, (struct sockaddr *)&sa, sizeof(sa)))
 		return xr_fail(&dev->log, -errno, "cannot bind the control socket to "
 			       "port %u: %s", port, strerror(errno));

@@ -259,8 +259,7 @@ int xr_device_close(struct xroce_device *dev)
 	       (unsigned long long)dev->ctrl_refused,
 	       (unsigned long long)dev->ctrl_cookies);
 	destroy_objects(dev);
-	if (dev->rb)
-		ring_buffer__free(dev->rb);
+	xr_events_detach(dev);
 	for (i = 0; i < dev->nplanes; i++)
 		xr_plane_stop(&dev->plane[i]);
 	xr_domain_destroy(dev);

@@ -115,10 +115,14 @@ struct xroce_device {
 	size_t mem_len;
 	struct xr_heap heap;               /* application memory */
 	struct ring_buffer *rb;
+	struct xr_evb *evb;                /* fair shares (xr_evb), mapped */
+	size_t evb_len;
+	uint32_t evb_n;
 	int nplanes;
 	struct xr_plane plane[XROCE_MAX_PLANES];
 	uint16_t data_port;
 	int ctrl_fd;
+	uint32_t ctrl_mark;                /* its SO_MARK: the owner's proof */
 	uint16_t ctrl_port;
 	uint8_t ctrl_addr[16];             /* bound address, :: = any */
 	int epfd;                          /* event ring + control socket */

@@ -4,11 +4,12 @@
  * array of 4 KiB pages: registered memory for XDP to place into, transmit
  * frames, and the AF_XDP UMEM all at once) and an event ring buffer, both
  * reached by XDP through the hash-of-maps xr_mem / xr_evq under the domain
- * id.  Also the clean-up of domains whose process died without closing.
+ * id; the owner's proof of life (its control socket's mark); each
+ * connection's share of the ring and the count of its records consumed
+ * (xr_evb, mapped).  Also the clean-up of domains whose owner is gone.
  */
 #include <errno.h>
 #include <stdbool.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,6 +17,7 @@
 #include <bpf/bpf.h>
 
 #include "domain.h"
+#include "sockdiag.h"
 
 static int create_mem_map(size_t len)
 {
@@ -26,10 +28,43 @@ static int create_mem_map(size_t len)
 			      XR_PAGE_SIZE, (__u32)(len / XR_PAGE_SIZE), &o);
 }
 
+/* Records one connection may have waiting in the ring: the room outside
+ * the reserve, shared among nconns connections. */
+static uint32_t evq_share(uint32_t nconns)
+{
+	uint32_t room = (uint32_t)((XR_EVQ_BYTES - XR_EVQ_RESERVE) / XR_EVQ_REC_BYTES);
+	uint32_t s = room / (nconns ? nconns : 1);
+
+	return s > XR_EVQ_MIN_SHARE ? s : XR_EVQ_MIN_SHARE;
+}
+
+/* The program's fair-share counters, if it has them (else XDP keeps no
+ * shares and none is counted). */
+static void map_evb(struct xroce_device *dev)
+{
+	size_t len = (size_t)dev->maps.max_conns * sizeof(struct xr_evb);
+	void *p;
+
+	if (dev->maps.evb < 0 || !len)
+		return;
+	len = (len + XR_PAGE_SIZE - 1) & ~(size_t)(XR_PAGE_SIZE - 1);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, dev->maps.evb, 0);
+	if (p == MAP_FAILED) {
+		xr_log(&dev->log, XROCE_LOG_WARN, "cannot map xr_evb: %s; event "
+		       "ring shares are not counted", strerror(errno));
+		return;
+	}
+	dev->evb = p;
+	dev->evb_len = len;
+	dev->evb_n = dev->maps.max_conns;
+}
+
 int xr_domain_create(struct xroce_device *dev, size_t mem_len)
 {
 	struct xr_domain dv = { .mem_bytes = mem_len, .owner_pid = (__u32)getpid(),
-				.ctrl_port = dev->ctrl_port };
+				.ctrl_port = dev->ctrl_port,
+				.owner_mark = dev->ctrl_mark,
+				.evq_share = evq_share(0) };
 	int rc, tries;
 
 	memcpy(dv.ctrl_addr, dev->ctrl_addr, 16);
@@ -81,7 +116,32 @@ int xr_domain_create(struct xroce_device *dev, size_t mem_len)
 		return xr_fail(&dev->log, rc, "cannot install the event ring: %s",
 			       strerror(-rc));
 	}
+	map_evb(dev);
 	return 0;
+}
+
+void xr_domain_set_share(struct xroce_device *dev, uint32_t nconns)
+{
+	struct xr_domain d;
+
+	if (!dev->domain_id || dev->maps.domains < 0 ||
+	    bpf_map_lookup_elem(dev->maps.domains, &dev->domain_id, &d))
+		return;
+	d.evq_share = evq_share(nconns);
+	bpf_map_update_elem(dev->maps.domains, &dev->domain_id, &d, BPF_EXIST);
+}
+
+void xr_domain_conn_reset(struct xroce_device *dev, uint32_t conn_id)
+{
+	struct xr_evb *b;
+
+	if (!dev->evb || conn_id >= dev->evb_n)
+		return;
+	b = &dev->evb[conn_id];
+	/* Records of a predecessor with this id may still wait in the ring:
+	 * XDP compares signed, so consuming them later blocks nothing. */
+	__atomic_store_n(&b->consumed, __atomic_load_n(&b->produced, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
 }
 
 /* Keys of a map whose entries a predicate picks, collected before any is
@@ -201,6 +261,9 @@ void xr_domain_destroy(struct xroce_device *dev)
 	if (dev->domain_id && dev->maps.domains >= 0)
 		purge_domain(&dev->maps, dev->domain_id);
 	dev->domain_id = 0;
+	if (dev->evb)
+		munmap(dev->evb, dev->evb_len);
+	dev->evb = NULL;
 	if (dev->mem)
 		munmap(dev->mem, dev->mem_len);
 	dev->mem = NULL;
@@ -209,6 +272,18 @@ void xr_domain_destroy(struct xroce_device *dev)
 	if (dev->evq_fd >= 0)
 		close(dev->evq_fd);
 	dev->mem_fd = dev->evq_fd = -1;
+}
+
+/* Is domain d's owner gone?  Its control socket (bound to ctrl_port and
+ * carrying owner_mark) is what XDP asks for (bpf/lib/alive.h); asked the
+ * same way here, through sock_diag, so a process that took the dead
+ * owner's port does not keep the domain, and process ids (which mean
+ * nothing across PID namespaces) play no part.  A domain without a
+ * control port (test harnesses) is never judged; nor is one when the
+ * kernel cannot be asked. */
+static bool owner_gone(const struct xr_domain *d)
+{
+	return d->ctrl_port && xr_sockdiag_udp_bound(d->ctrl_port, d->owner_mark) == 0;
 }
 
 /* A process that dies without closing its device leaves its domain in the
@@ -226,7 +301,7 @@ int xr_domain_gc(const struct xr_logger *lg, const struct xr_maps *m)
 		prev = &key;
 		if (bpf_map_lookup_elem(m->domains, &key, &d))
 			continue;
-		if (d.owner_pid && kill((pid_t)d.owner_pid, 0) && errno == ESRCH)
+		if (owner_gone(&d))
 			dead[n++] = key;
 	}
 	for (i = 0; i < n; i++) {

@@ -16,6 +16,7 @@
  *   plane      interfaces, transmit engines, transmit frames
  *   telem      telemetry slots for other processes
  *   stream     streams, posted receives, receive delivery
+ *   keys       header-MAC keys of keyed connections, key epochs
  *   qp_state   RTS / error state in the library and in XDP's maps
  *   emit       one packet onto a plane's engine
  *   paths      a connection's paths, set up from the peer's addresses

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The device's event ring: ACK, NAK and probe-reply records for our paths,
- * messages whose last byte landed, peers' READ requests, and peers' halves
- * of a bind, written by the XDP program and handed here to the connection
- * they name.
+ * messages whose last byte landed, peers' READ requests, key epochs and
+ * peers' halves of a bind, written by the XDP program and handed here to
+ * the connection they name.
+ * Each record consumed is counted for its connection in the program's
+ * xr_evb map (mapped by domain.c), against which XDP measures every
+ * connection's share of the ring.
  */
 #include <errno.h>
 #include <bpf/libbpf.h>
@@ -11,6 +14,7 @@
 #include "acks.h"
 #include "bind.h"
 #include "events.h"
+#include "keys.h"
 #include "qp.h"
 #include "stream.h"
 
@@ -24,6 +28,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		dev->evt_bad++;
 		return 0;
 	}
+	if (dev->evb && e->conn < dev->evb_n)
+		__atomic_fetch_add(&dev->evb[e->conn].consumed, 1, __ATOMIC_RELAXED);
 	qp = e->conn < dev->conn_tab_size ? dev->conn_tab[e->conn] : NULL;
 	/* A QP being destroyed stays in the table until its CLOSE is
 	 * answered (so the answer finds it), but takes no more events. */
@@ -49,6 +55,9 @@ static int on_event(void *ctx, void *data, size_t len)
 	case XR_EVT_READ_REQ:
 		xr_qp_on_read_req(qp, e);
 		break;
+	case XR_EVT_REKEY:
+		xr_keys_on_rekey(qp, e->rekey.epoch);
+		break;
 	default:
 		dev->evt_bad++;
 		break;
@@ -60,6 +69,13 @@ int xr_events_attach(struct xroce_device *dev)
 {
 	dev->rb = ring_buffer__new(dev->evq_fd, on_event, dev, NULL);
 	return dev->rb ? 0 : -errno;
+}
+
+void xr_events_detach(struct xroce_device *dev)
+{
+	if (dev->rb)
+		ring_buffer__free(dev->rb);
+	dev->rb = NULL;
 }
 
 void xr_events_drain(struct xroce_device *dev)

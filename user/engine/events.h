@@ -7,6 +7,7 @@
 
 /* Create the ring-buffer consumer (dev->rb) over dev->evq_fd. */
 int xr_events_attach(struct xroce_device *dev);
+void xr_events_detach(struct xroce_device *dev);
 /* Handle every record waiting in the ring (sets dev->now_ns first). */
 void xr_events_drain(struct xroce_device *dev);
 

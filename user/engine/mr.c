@@ -108,6 +108,30 @@ int xr_mr_publish(struct xroce_pd *pd, void *addr, size_t length, int access,
 	return 0;
 }
 
+/* Our answers to peers' READs of region rkey stop: what is not sent yet,
+ * and every retransmission, becomes "cannot answer" (sender.c), never
+ * bytes of memory the region no longer owns. */
+static void fence_reads(struct xroce_pd *pd, uint32_t rkey)
+{
+	struct xroce_qp *qp;
+	uint32_t i;
+
+	for (qp = pd->dev->qps; qp; qp = qp->next) {
+		if (qp->pd != pd)
+			continue;
+		for (i = qp->sq_head; i != qp->sq_tail; i++) {
+			struct xr_swr *w = xr_swr_at(qp, i);
+
+			if (w->kind != XR_WK_INTERNAL || w->opcode != XR_OP_READ_RESP ||
+			    w->done || w->fenced || w->src_rkey != rkey)
+				continue;
+			w->fenced = 1;
+			if (w->nsent < w->npkts)
+				w->npkts = w->nsent + 1; /* one packet says so */
+		}
+	}
+}
+
 int xr_mr_withdraw(struct xroce_mr *mr, struct xr_extent **ext)
 {
 	struct xr_mr_int **pp, *m = (struct xr_mr_int *)mr;
@@ -118,9 +142,11 @@ int xr_mr_withdraw(struct xroce_mr *mr, struct xr_extent **ext)
 		if (*pp != m)
 			continue;
 		*pp = m->next;
-		/* After this, XDP refuses the key (NAK bad key). */
+		/* After this, XDP refuses the key (NAK bad key), and READs it
+		 * already let in are answered no further. */
 		bpf_map_delete_elem(pd->dev->maps.mrs, &m->pub.rkey);
 		*ext = m->ext;
+		fence_reads(pd, m->pub.rkey);
 		free(m);
 		return 0;
 	}
@@ -143,4 +169,14 @@ struct xr_mr_int *xr_mr_find(struct xroce_pd *pd, uint32_t lkey, uint64_t addr,
 		return m;
 	}
 	return NULL;
+}
+
+bool xr_mr_readable(struct xroce_pd *pd, uint32_t rkey, uint64_t raddr,
+		    uint64_t len, uint64_t pos)
+{
+	/* Keys are both lkey and rkey. */
+	struct xr_mr_int *m = xr_mr_find(pd, rkey, raddr, len);
+
+	return m && (m->pub.access & XROCE_ACCESS_REMOTE_READ) &&
+	       xr_mr_off(m, raddr) == pos;
 }

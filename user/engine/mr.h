@@ -8,6 +8,7 @@
 #ifndef XR_ENGINE_MR_H
 #define XR_ENGINE_MR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "xroce/xroce.h"
@@ -41,6 +42,11 @@ int xr_mr_withdraw(struct xroce_mr *mr, struct xr_extent **ext);
 /* Local MR containing [addr, addr + len) with lkey, or NULL. */
 struct xr_mr_int *xr_mr_find(struct xroce_pd *pd, uint32_t lkey,
 			     uint64_t addr, uint64_t len);
+/* Does the region rkey of pd still let a peer read [raddr, raddr + len),
+ * lying at pos of the memory map (as XDP found when the READ arrived)? */
+bool xr_mr_readable(struct xroce_pd *pd, uint32_t rkey, uint64_t raddr,
+		    uint64_t len, uint64_t pos);
+
 /* The memory-map offset of addr inside m. */
 static inline uint64_t xr_mr_off(const struct xr_mr_int *m, uint64_t addr)
 {

@@ -12,6 +12,7 @@
 #include "cq.h"
 #include "ctrl.h"
 #include "device.h"
+#include "domain.h"
 #include "engine.h"
 #include "mr.h"
 #include "qp.h"
@@ -32,6 +33,16 @@ static uint32_t pow2_at_least(uint32_t v)
 	while (p < v)
 		p <<= 1;
 	return p;
+}
+
+static uint32_t count_qps(const struct xroce_device *dev)
+{
+	const struct xroce_qp *q;
+	uint32_t n = 0;
+
+	for (q = dev->qps; q; q = q->next)
+		n++;
+	return n;
 }
 
 /* Claim a free connection id: an INIT entry in xr_conns (XDP drops
@@ -183,6 +194,7 @@ int xr_qp_create(struct xroce_pd *pd, const struct xroce_qp_init_attr *attr,
 	xr_telem_attach(qp);
 	qp->next = dev->qps;
 	dev->qps = qp;
+	xr_domain_set_share(dev, count_qps(dev));
 	*out = qp;
 	return 0;
 }
@@ -246,6 +258,7 @@ int xr_qp_destroy(struct xroce_qp *qp)
 	free_queues(qp);
 	free(qp->bind);
 	free(qp);
+	xr_domain_set_share(dev, count_qps(dev));
 	return 0;
 }
 

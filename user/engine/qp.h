@@ -67,6 +67,9 @@ struct xr_swr {
 	uint8_t resp_done;                 /* READ: the answer has landed */
 	uint8_t done;                      /* completed (CQE written or not due) */
 	uint8_t rnr_count;                 /* receiver-not-ready retries used */
+	uint8_t fenced;                    /* READ_RESP: its region went away;
+					    * it sends "cannot answer" instead */
+	uint32_t src_rkey;                 /* READ_RESP: the region it reads */
 };
 
 /* A packet (CSN) of the connection, in flight or waiting to be resent. */
@@ -123,9 +126,27 @@ struct xr_stream {
 /* A peer's READ waiting for room on our send queue. */
 struct xr_rdreq {
 	uint64_t pos, laddr;
+	uint64_t raddr;                    /* what it reads, at this host ... */
+	uint32_t rkey;                     /* ... in this region */
 	uint32_t len, read_id;
 	uint16_t stream;
 	uint16_t rsvd;
+};
+
+/* Header-MAC keys of a keyed connection (keys.c, wire.h "Keyed
+ * connections"). */
+struct xr_qkeys {
+	bool on;
+	bool client;                       /* we connected: owner 0 */
+	bool next_ready;                   /* the peer holds our epoch + 1 */
+	uint32_t epoch;                    /* our stream's key epoch */
+	__u64 data[2];                     /* its key for our DATA and PROBEs */
+	uint64_t sent;                     /* transmissions under it */
+	uint64_t horizon;                  /* transmissions an epoch may last */
+	uint32_t peer_epoch[2];            /* the peer's epochs we installed,
+					    * by slot */
+	uint64_t probe_ns;                 /* next probe while we wait */
+	uint64_t epochs, waits;            /* epochs moved, waits for the peer */
 };
 #define XR_RDQ 256
 
@@ -198,6 +219,7 @@ struct xroce_qp {
 	struct xr_cm_conn *cm;             /* a connect without blocking (cm.c) */
 	uint16_t ctrl_lport;               /* local control port (0: the device's) */
 	bool keyed;                        /* conn_key signs CLOSE / CLOSE_ACK */
+	struct xr_qkeys mk;                /* ... and gives the header MACs */
 	uint64_t last_heard_ns;            /* anything from the peer (keep-alive) */
 	uint64_t ka_next_ns;               /* next keep-alive probe */
 	uint32_t ka_probes;

@@ -13,6 +13,8 @@
 #include "asyncev.h"
 #include "cq.h"
 #include "device.h"
+#include "domain.h"
+#include "keys.h"
 #include "mr.h"
 #include "qp.h"
 #include "qp_state.h"
@@ -109,6 +111,7 @@ int xr_qp_program(struct xroce_qp *qp, uint32_t peer_init_psn,
 		rc = clear_msg_slots(qp);
 	if (rc)
 		return rc;
+	xr_domain_conn_reset(dev, qp->conn_id);
 	memset(&c, 0, sizeof(c));
 	c.domain = dev->domain_id;
 	c.pd = qp->pd->id;
@@ -123,6 +126,7 @@ int xr_qp_program(struct xroce_qp *qp, uint32_t peer_init_psn,
 	c.peer_sport_lo = peer_sport_lo;
 	c.peer_sport_n = peer_sport_n;
 	c.flags = qp->flags & XROCE_QP_NOTIFY_WRITES ? XR_CONN_F_NOTIFY_WRITE : 0;
+	xr_keys_fill_conn(qp, &c);
 	if (bpf_map_update_elem(dev->maps.conns, &qp->conn_id, &c, BPF_EXIST))
 		return xr_fail(&dev->log, -errno, "cannot publish the connection: %s",
 			       strerror(errno));

@@ -18,6 +18,8 @@
 
 #include "device.h"
 #include "emit.h"
+#include "keys.h"
+#include "mr.h"
 #include "plane.h"
 #include "qp_state.h"
 #include "sender.h"
@@ -53,6 +55,7 @@ static void queue_read_answers(struct xroce_qp *qp)
 		memset(w, 0, sizeof(*w));
 		w->kind = XR_WK_INTERNAL;
 		w->opcode = XR_OP_READ_RESP;
+		w->src_rkey = q->rkey;
 		w->raddr = q->laddr;
 		w->peer_read_id = q->read_id;
 		w->len = q->len;
@@ -63,6 +66,12 @@ static void queue_read_answers(struct xroce_qp *qp)
 		w->ssn = st->tx_ssn++;
 		w->msg_id = qp->next_msg_id++;
 		w->npkts = w->len ? (w->len + qp->seg_max - 1) / qp->seg_max : 1;
+		/* Checked again now: the region may have gone (or been
+		 * replaced) since XDP let the READ in. */
+		if (!xr_mr_readable(qp->pd, q->rkey, q->raddr, q->len, q->pos)) {
+			w->fenced = 1;
+			w->npkts = 1;
+		}
 		qp->sq_tail++;
 	}
 }
@@ -145,6 +154,8 @@ static struct xr_pk *take_csn(struct xroce_qp *qp, uint32_t csn, bool retx)
 	pk->wr = qp->seg_next;
 	pk->off = w->seg_off;
 	pk->len = w->len - w->seg_off < qp->seg_max ? w->len - w->seg_off : qp->seg_max;
+	if (w->fenced)
+		pk->len = 0; /* "cannot answer" carries nothing */
 	pk->state = XR_PK_INFLIGHT;
 	pk->queued = 0;
 	pk->rnr = 0;
@@ -253,6 +264,8 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 		iov[0].base = &rr;
 		iov[0].len = sizeof(rr);
 		niov = 1;
+	} else if (w->fenced) {
+		niov = 0; /* also when resending a CSN that carried data */
 	} else {
 		niov = gather(qp, w, pk->off, pk->len, iov, XROCE_MAX_SGE);
 		if (niov < 0)
@@ -302,8 +315,13 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 	h.msg_len = htonl(w->len);
 	h.msg_off = htonl(pk->off);
 	h.imm = htonl(w->imm);
+	if (w->fenced) {
+		h.flags |= XR_DF_ERR;
+		h.imm = htonl(XR_NAK_ACCESS);
+	}
 	h.stream = htons(w->stream);
 	h.ssn = htons(w->ssn);
+	xr_keys_sign_data(qp, &h);
 	rc = xr_emit(dev, pl, &p->tmpl, &h, sizeof(h), iov, niov);
 	if (rc) {
 		/* Cannot happen: the caller checked for room.  The PSN is then
@@ -328,7 +346,9 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 
 bool xr_qp_has_tx_work(const struct xroce_qp *qp)
 {
-	if (qp->state != XROCE_QPS_RTS)
+	/* A keyed stream at the end of its key epoch waits for the peer
+	 * (keys.c probes it). */
+	if (qp->state != XROCE_QPS_RTS || xr_keys_blocked(qp))
 		return false;
 	if (qp->retx_head != qp->retx_tail)
 		return true;
@@ -412,7 +432,7 @@ int xr_qp_transmit(struct xroce_qp *qp)
 		bool retx;
 		int pi;
 
-		if (!peek_csn(qp, &csn, &retx))
+		if (xr_keys_blocked(qp) || !peek_csn(qp, &csn, &retx))
 			break;
 		if (xr_cc_next_send_ns(&qp->cc, now) > now)
 			break;
@@ -458,6 +478,7 @@ int xr_qp_send_probe(struct xroce_qp *qp, int pi, uint64_t now)
 	h.token = htobe64(qp->tx_token);
 	h.seq = htonl(xr_cc_probe_sent(&qp->cc, pi, now));
 	h.ts = htonl((uint32_t)now);
+	xr_keys_sign_probe(qp, &h);
 	if (xr_emit(qp->dev, pl, &p->tmpl, &h, sizeof(h), NULL, 0))
 		return -ENOSPC;
 	qp->timer_due = 0;

@@ -195,7 +195,15 @@ void xr_qp_on_recv(struct xroce_qp *qp, const struct xr_evt *e)
 
 		if (w->kind == XR_WK_READ && w->read_id == r->read_id &&
 		    r->read_id - qp->sq_head < qp->sq_tail - qp->sq_head) {
-			w->resp_done = 1;
+			if (r->flags & XR_RECV_F_ERR) {
+				/* The responder could not answer (its region
+				 * went away): the READ fails, its buffer holds
+				 * nothing of anyone else's. */
+				w->failed = 1;
+				w->status = XROCE_WC_REM_ACCESS_ERR;
+			} else {
+				w->resp_done = 1;
+			}
 			qp->complete_dirty = true;
 		} else {
 			qp->dev->evt_bad++;
@@ -339,6 +347,8 @@ void xr_qp_on_read_req(struct xroce_qp *qp, const struct xr_evt *e)
 		qp->last_progress_ns = qp->dev->now_ns;
 	q = &qp->rdq[qp->rdq_tail++ % XR_RDQ];
 	q->pos = e->read.pos;
+	q->raddr = e->read.raddr;
+	q->rkey = e->read.rkey;
 	q->laddr = e->read.laddr;
 	q->len = e->read.len;
 	q->read_id = e->read.read_id;

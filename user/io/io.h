@@ -6,12 +6,14 @@
  *             sent by a BPF test run (contract: include/contract/txring.h)
  *   nlroute   routes, next hops and links through rtnetlink
  *   pktbuild  Ethernet/IP/UDP frame templates and frame assembly
+ *   sockdiag  open UDP sockets and their marks, through sock_diag
  */
 #ifndef XR_IO_IO_H
 #define XR_IO_IO_H
 
 #include "nlroute.h"
 #include "pktbuild.h"
+#include "sockdiag.h"
 #include "xdptx.h"
 #include "xsk.h"
 

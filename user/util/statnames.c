@@ -46,6 +46,9 @@ static const char *const stat_names[] = {
 	[XR_STAT_RX_BIND] = "rx_bind",
 	[XR_STAT_DROP_BIND] = "drop_bind",
 	[XR_STAT_RX_CSUM_PARTIAL] = "rx_csum_partial",
+	[XR_STAT_DROP_MAC] = "drop_mac",
+	[XR_STAT_DROP_EVQ_SHARE] = "drop_evq_share",
+	[XR_STAT_KEY_EPOCH] = "key_epoch",
 };
 
 _Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) == XR_STAT_MAX,

@@ -74,6 +74,7 @@ STATS = (
     'drop_length', 'drop_opcode', 'drop_window', 'drop_evq_full', 'drop_no_mem',
     'drop_ack_lost', 'drop_frag', 'tx_ack_fail', 'evt_lost', 'drop_dead', 'nak_rnr',
     'tx_built', 'drop_txr', 'rx_bind', 'drop_bind', 'rx_csum_partial',
+    'drop_mac', 'drop_evq_share', 'key_epoch',
 )
 
 # ---- map values -----------------------------------------------------------
@@ -86,6 +87,8 @@ CONN_FIELDS = (
     ('rx_token', 'Q'), ('tx_token', 'Q'), ('peer_addr', '%ds' % (MAX_PLANES * 16)),
     ('npeer', 'B'), ('family', 'B'), ('peer_sport_lo', 'H'), ('peer_sport_n', 'H'),
     ('rsvd0', 'H'), ('flags', 'I'), ('rsvd1', 'I'),
+    # keyed connections: struct xr_key_peer kpeer[2], struct xr_key_own kown[2]
+    ('kpeer', '80s'), ('kown', '48s'),
 )
 MR = _struct(MR_FIELDS)
 CONN = _struct(CONN_FIELDS)

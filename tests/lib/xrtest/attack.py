@@ -1,0 +1,202 @@
+"""attack.py: the attacker of tests/integration/test_hostile.sh, a plain
+Linux host that knows xroce's wire format (and, when told, a key of its
+own) but holds no secret of the hosts it attacks.  Each command is one
+attack of issue 15 and prints one JSON line of what came back.
+
+  attack.py bad DST --spoof SRC       malformed control datagrams (CONNECT
+                                      with nplanes 0, short, wrong version,
+                                      unknown op) to DST's listener, from SRC
+  attack.py flood DST N               N CONNECTs from here, never completed
+  attack.py connect DST [--key F]     the whole handshake from here (cookie
+                                      echoed); --key signs with key file F
+  attack.py reflect DST VICTIM        a CONNECT from here claiming VICTIM's
+                                      address as its data plane
+  attack.py close IFACE --as own|listener [--delay S] [--ready FILE]
+                                      on path: watch IFACE for a CONNECT and
+                                      its ACCEPT, then send the requester a
+                                      CLOSE claiming everything arrived, from
+                                      our own address or spoofed as the
+                                      listener's control socket
+  attack.py squat PORT SECS [--ready F]  bind PORT (no mark) as soon as it
+                                      is free, hold it SECS
+
+Answers are counted by op: {"cookie": 1, "accept": 0, ...}."""
+import argparse
+import json
+import os
+import socket
+import time
+
+import rawnet
+import xrctrl
+
+
+def _answers(s, until, on_msg=None):
+    """Control messages arriving on socket s until `until`, counted by op."""
+    seen = {name: 0 for name in xrctrl.OPS.values()}
+    while True:
+        left = until - time.monotonic()
+        if left <= 0:
+            return seen
+        s.settimeout(left)
+        try:
+            b = s.recv(2048)
+        except socket.timeout:
+            return seen
+        m = xrctrl.unpack(b)
+        if not m or m['op'] not in xrctrl.OPS:
+            continue
+        seen[xrctrl.OPS[m['op']]] += 1
+        if on_msg and on_msg(m):
+            return seen
+
+
+def _sock(dst):
+    """A UDP socket of ours toward dst, and our address on that route."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.connect((dst, xrctrl.CTRL_PORT))
+    return s, s.getsockname()[0]
+
+
+def cmd_bad(a):
+    msgs = [xrctrl.connect(a.spoof, nplanes=0),
+            xrctrl.connect(a.spoof)[:100],
+            b'\x20' + xrctrl.connect(a.spoof)[1:],
+            xrctrl.pack(op=9)]
+    sport = 40000 + int.from_bytes(os.urandom(2), 'big') % 20000
+    for m in msgs:
+        rawnet.send_spoofed(a.spoof, sport, a.dst, xrctrl.CTRL_PORT, m)
+    return {'sent': len(msgs)}
+
+
+def cmd_flood(a):
+    s, me = _sock(a.dst)
+    for _ in range(a.n):
+        s.send(xrctrl.connect(me))
+    out = _answers(s, time.monotonic() + a.wait)
+    out['sent'] = a.n
+    return out
+
+
+def cmd_connect(a):
+    s, me = _sock(a.dst)
+    key = xrctrl.read_key(a.key) if a.key else None
+    first = xrctrl.connect(me)
+    m0 = xrctrl.unpack(first)
+
+    def send(msg):
+        s.send(xrctrl.sign(key, msg) if key else msg)
+
+    def on_msg(m):
+        if m['op'] == xrctrl.COOKIE and m['nonce'] == m0['nonce']:
+            send(xrctrl.connect(me, cookie=m['cookie'], nonce=m0['nonce'],
+                                conn=m0['src_conn']))
+            return False
+        return m['op'] in (xrctrl.ACCEPT, xrctrl.REJECT)
+
+    send(first)
+    return _answers(s, time.monotonic() + a.wait, on_msg)
+
+
+def cmd_reflect(a):
+    s, me = _sock(a.dst)
+    first = xrctrl.connect(me, claim=a.victim)
+    m0 = xrctrl.unpack(first)
+
+    def on_msg(m):
+        if m['op'] == xrctrl.COOKIE:
+            s.send(xrctrl.connect(me, cookie=m['cookie'], nonce=m0['nonce'],
+                                  conn=m0['src_conn'], claim=a.victim))
+        return m['op'] in (xrctrl.ACCEPT, xrctrl.REJECT)
+
+    s.send(first)
+    return _answers(s, time.monotonic() + a.wait, on_msg)
+
+
+def cmd_close(a):
+    """Learn the connection from its handshake, then forge the CLOSE."""
+    st = {}
+
+    def want(src, sport, dst, dport, payload):
+        m = xrctrl.unpack(payload)
+        if not m:
+            return False
+        if m['op'] == xrctrl.CONNECT and dport == xrctrl.CTRL_PORT:
+            st['req'] = (src, sport, m)
+        elif m['op'] == xrctrl.ACCEPT and 'req' in st and \
+                m['nonce'] == st['req'][2]['nonce']:
+            st['lis'] = (src, sport)
+            return True
+        return False
+
+    if not rawnet.sniff(a.iface, time.monotonic() + a.wait, want, a.ready):
+        return {'seen': False}
+    time.sleep(a.delay)
+    rsrc, rport, req = st['req']
+    close = xrctrl.pack(op=xrctrl.CLOSE, dst_conn=req['src_conn'], token=req['rx_token'],
+                        init_csn=(req['init_csn'] + 100000) & 0xffffffff)
+    for _ in range(3):
+        if a.as_ == 'listener':
+            rawnet.send_spoofed(st['lis'][0], st['lis'][1], rsrc, rport, close)
+        else:
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.sendto(close, (rsrc, rport))
+            s.close()
+        time.sleep(0.1)
+    return {'seen': True, 'conn': req['src_conn'], 'to': '%s:%d' % (rsrc, rport),
+            'as': a.as_}
+
+
+def cmd_squat(a):
+    """Bind PORT as soon as it is free (the owner died), then hold it."""
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    until = time.monotonic() + a.secs
+    while True:
+        try:
+            s.bind(('::', a.port))
+            break
+        except OSError:
+            if time.monotonic() > until:
+                return {'bound': False}
+            time.sleep(0.001)
+    if a.ready:
+        open(a.ready, 'w').close()
+    time.sleep(max(0.0, until - time.monotonic()))
+    return {'bound': True}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    sub = p.add_subparsers(dest='cmd', required=True)
+    c = sub.add_parser('bad')
+    c.add_argument('dst')
+    c.add_argument('--spoof', required=True)
+    c = sub.add_parser('flood')
+    c.add_argument('dst')
+    c.add_argument('n', type=int)
+    c.add_argument('--wait', type=float, default=3.0)
+    c = sub.add_parser('connect')
+    c.add_argument('dst')
+    c.add_argument('--key')
+    c.add_argument('--wait', type=float, default=3.0)
+    c = sub.add_parser('reflect')
+    c.add_argument('dst')
+    c.add_argument('victim')
+    c.add_argument('--wait', type=float, default=3.0)
+    c = sub.add_parser('close')
+    c.add_argument('iface')
+    c.add_argument('--as', dest='as_', choices=('own', 'listener'), required=True)
+    c.add_argument('--delay', type=float, default=0.3)
+    c.add_argument('--wait', type=float, default=15.0)
+    c.add_argument('--ready', help='file created once it watches')
+    c = sub.add_parser('squat')
+    c.add_argument('port', type=int)
+    c.add_argument('secs', type=float)
+    c.add_argument('--ready', help='file created once bound')
+    a = p.parse_args()
+    print(json.dumps(globals()['cmd_' + a.cmd](a)), flush=True)
+
+
+if __name__ == '__main__':
+    main()
