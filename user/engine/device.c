@@ -28,6 +28,7 @@
 #include "plane.h"
 #include "progress.h"
 #include "telem.h"
+#include "trace.h"
 
 #define XR_DEFAULT_MEM (64u << 20)
 
@@ -257,6 +258,7 @@ int xr_device_close(struct xroce_device *dev)
 	       (unsigned long long)dev->ctrl_refused,
 	       (unsigned long long)dev->ctrl_cookies);
 	destroy_objects(dev);
+	xr_trace_close(dev);
 	if (dev->rb)
 		ring_buffer__free(dev->rb);
 	for (i = 0; i < dev->nplanes; i++)

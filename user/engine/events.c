@@ -11,6 +11,7 @@
 #include "events.h"
 #include "qp.h"
 #include "stream.h"
+#include "trace.h"
 
 static int on_event(void *ctx, void *data, size_t len)
 {
@@ -30,6 +31,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	qp->last_heard_ns = dev->now_ns;
+	if (dev->trace)
+		dev->trace->evt_ns = e->rx_ns;
 	switch (e->type) {
 	case XR_EVT_ACK:
 	case XR_EVT_NAK:
