@@ -56,6 +56,8 @@ static int accept_client(struct pf_server *s)
 	c->qp = s->nq;
 	xroce_get_private_data(s->nq, &c->hello, sizeof(c->hello));
 	s->nq = NULL;
+	if ((c->hello.flags & PF_HELLO_TRACE) && xroce_trace_enable(s->e.dev, 1))
+		fprintf(stderr, "xroce perf server: cannot trace\n");
 	return 1;
 }
 
@@ -85,8 +87,20 @@ static struct pf_sconn *conn_of(struct pf_server *s, uint32_t qp_num)
 	return c;
 }
 
-/* A client's WRITE_WITH_IMM arrived: echo DONE (it closes then), or in lat
- * mode the same number of bytes with the same immediate. */
+/* The records traced so far, to the client's echo area (--breakdown). */
+static void send_trace(struct pf_server *s, struct pf_sconn *c)
+{
+	struct xroce_trace_rec *r = (void *)(s->e.buf + PF_BUF / 2 + PF_TRACE_OFF);
+	int n = xroce_trace_take(s->e.dev, r, (int)PF_TRACE_MAX);
+
+	if (n < 0)
+		n = 0;
+	pf_post(&s->e, c->qp, 0, r, (uint32_t)(n * sizeof(*r)),
+		c->hello.addr + PF_TRACE_OFF, c->hello.rkey, true, PF_IMM_TRACE);
+}
+
+/* A client's WRITE_WITH_IMM arrived: echo DONE (it closes then), send our
+ * trace, or in lat mode the same number of bytes with the same immediate. */
 static void serve(struct pf_server *s, const struct xroce_wc *wc)
 {
 	struct pf_sconn *c = conn_of(s, wc->qp_num);
@@ -97,6 +111,8 @@ static void serve(struct pf_server *s, const struct xroce_wc *wc)
 	if (wc->imm_data == PF_IMM_DONE)
 		pf_post(&s->e, c->qp, 0, NULL, 0, c->hello.addr, c->hello.rkey,
 			true, PF_IMM_DONE);
+	else if (wc->imm_data == PF_IMM_TRACE)
+		send_trace(s, c);
 	else if (c->hello.mode == PF_LAT)
 		pf_post(&s->e, c->qp, 0, s->e.buf + PF_BUF / 2, wc->byte_len,
 			c->hello.addr, c->hello.rkey, true, wc->imm_data);
