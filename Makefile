@@ -8,6 +8,8 @@
 #   tests/unit/test_*.c-> build/tests/test_*   (cmocka, ASan + UBSan)
 #   tests/bpf/*.c      -> build/tests/bpf_*    (bpf_prog_test_run tables)
 #   tests/fabric/*.c   -> build/xrfabric       (fabric emulator control)
+#   tests/fuzz/        -> build/fuzz/fuzz_*     (`make fuzz`, tests/fuzz/fuzz.mk)
+#   tests/bench/       -> build/bench/txengine  (`make txengine`, tests/bench/bench.mk)
 
 # Where `make install` puts things (DESTDIR stages them).
 PREFIX ?= /usr/local
@@ -157,10 +159,13 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libxroce-san.a $(BPF_HDRS) $
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(XCFLAGS) $(SAN) -Itests/unit -o $@ $< $(BUILD)/libxroce-san.a -lcmocka $(LIBS)
 
-$(BUILD)/tests/bpf_%: tests/bpf/bpf_%.c $(wildcard tests/bpf/*.h) $(SKELS) $(BUILD)/libxroce-san.a
+# tests/bpf/world.c: the world all three runners set up.
+$(BUILD)/tests/bpf_%: tests/bpf/bpf_%.c tests/bpf/world.c $(wildcard tests/bpf/*.h tests/bpf/fixtures/*.h) \
+		$(SKELS) $(BUILD)/libxroce-san.a
 	@mkdir -p $(dir $@)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(XCFLAGS) $(SAN) -Itests/bpf -o $@ $< $(BUILD)/libxroce-san.a -lcmocka $(LIBS)
+	$(Q)$(CC) $(XCFLAGS) $(SAN) -Itests/bpf -o $@ $< tests/bpf/world.c $(BUILD)/libxroce-san.a \
+		-lcmocka $(LIBS)
 
 $(BUILD)/tests/itest_%: tests/integration/itest_%.c $(BUILD)/libxroce-san.a $(LIB_HDRS)
 	@mkdir -p $(dir $@)
@@ -168,8 +173,11 @@ $(BUILD)/tests/itest_%: tests/integration/itest_%.c $(BUILD)/libxroce-san.a $(LI
 	$(Q)$(CC) $(BASE_CFLAGS) $(SAN) -o $@ $< $(BUILD)/libxroce-san.a $(LIBS)
 
 # ---- tests ------------------------------------------------------------
+include tests/fuzz/fuzz.mk tests/bench/bench.mk
+
 unit: $(UNIT_BINS)
 	$(Q)set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+	$(Q)set -e; for t in tests/lib/xrtest/test_*.py; do echo "== $$t"; python3 $$t; done
 
 bpftest: $(BPFT_BINS)
 	$(Q)set -e; for t in $(BPFT_BINS); do echo "== $$t"; $$t; done

@@ -11,7 +11,7 @@
  *  - Otherwise load a fresh object from the embedded skeleton.
  *
  * Nothing is pinned: the interface's attachment keeps the program and its
- * maps alive, and user/bpfmaps.c finds them again through the interface.
+ * maps alive, and user/util/bpfmaps.c finds them again through the interface.
  */
 #include <errno.h>
 #include <getopt.h>

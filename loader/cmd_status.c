@@ -4,7 +4,7 @@
  * and what its program holds.  Per interface: program id and mode.  Per
  * program (shared by all the interfaces it is attached to): config,
  * counters summed over CPUs, domains, memory regions and connections.
- * Everything is found through the interfaces (user/bpfmaps.c), so it
+ * Everything is found through the interfaces (user/util/bpfmaps.c), so it
  * works whoever attached the program.
  */
 #include <arpa/inet.h>

@@ -3,6 +3,7 @@
 # (`make test`).  Needs root for everything past the unit tests.
 #
 #   unit          cmocka tests under AddressSanitizer + UBSan (build/tests/test_*)
+#                 and the tests' Python helpers' own (tests/lib/xrtest/test_*.py)
 #   bpf           the XDP program on crafted frames (build/tests/bpf_*)
 #   integration   netns tests: attach/status, transfers under loss, peer death
 #   fabric        the fabric emulator's own checks
@@ -46,6 +47,9 @@ ns_before=$(ip netns list 2>/dev/null | awk '{print $1}' | sort)
 if want unit; then
 	for t in build/tests/test_*; do
 		[ -x "$t" ] && run "unit: ${t##*/}" "$t"
+	done
+	for t in tests/lib/xrtest/test_*.py; do
+		run "unit: ${t##*/}" python3 "$t"
 	done
 fi
 if want lint; then

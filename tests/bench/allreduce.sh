@@ -12,9 +12,9 @@
 #                                 [--losses "0 0.01"] [--json FILE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
+xr_need_root
 SIZES=256k,4M,16M
 ITERS=5
 LOSSES="0 0.01"
@@ -29,19 +29,13 @@ while [ $# -gt 0 ]; do
 	*) xr_die "unknown option $1" ;;
 	esac
 done
-XROCE=$PWD/build/xroce
 AR=$PWD/build/xroce-allreduce
-XRFABRIC=$PWD/build/xrfabric
-mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+xr_bpffs
 
 PFX=$(xr_prefix)
-TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
-xr_cleanup_push "rm -rf '$TMP'"
-xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
+xr_tmpdir "$PFX"
+xr_fab_up leafspine $N
 [ -n "${XR_KEEP:-}" ] && xr_cleanup_push "cp $TMP/err.* $TMP/out.* $XR_KEEP/ 2>/dev/null"
-bash tests/fabric/fabric.sh up leafspine $N --prefix "$PFX" --env "$TMP/env" >/dev/null
-# shellcheck disable=SC1091
-. "$TMP/env"
 PEERS=
 for i in $(seq 0 $((N - 1))); do
 	ns_var="FAB_h${i}_NS"
@@ -81,19 +75,4 @@ for loss in $LOSSES; do
 	run tcp "$loss"
 done
 set_loss 0
-python3 - "$TMP/results" "$N" "${JSON:-}" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-print(f"ring all-reduce, {sys.argv[2]} ranks, bus bandwidth (Gbit/s), best of iterations")
-print(f"{'bytes':>10} {'loss':>6} {'xroce':>9} {'TCP':>9} {'xroce/TCP':>10}")
-for r in rows:
-    if r['transport'] != 'xroce':
-        continue
-    t = next((x for x in rows if x['transport'] == 'tcp' and x['bytes'] == r['bytes']
-              and x['loss'] == r['loss']), None)
-    tb = t['busbw_gbps'] if t else float('nan')
-    print(f"{r['bytes']:>10} {r['loss']*100:5.1f}% {r['busbw_gbps']:9.3f} {tb:9.3f} "
-          f"{r['busbw_gbps']/tb if t and tb else float('nan'):10.2f}")
-if sys.argv[3]:
-    json.dump(rows, open(sys.argv[3], 'w'), indent=1)
-PY
+python3 "$XR_BENCHPY/allreduce_table.py" "$TMP/results" "$N" "${JSON:-}"

@@ -20,9 +20,9 @@
 #                               [--iters N] [--json FILE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
+xr_need_root
 SIZES="8 64 4096"
 LOSSES="0 0.01"
 ITERS=20000
@@ -36,28 +36,11 @@ while [ $# -gt 0 ]; do
 	*) xr_die "unknown option $1" ;;
 	esac
 done
-command -v sockperf >/dev/null || xr_die "sockperf missing (bash tests/deps.sh)"
-XROCE=$PWD/build/xroce
-XRFABRIC=$PWD/build/xrfabric
-mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+xr_need_cmd sockperf
+xr_bpffs
 PFX=$(xr_prefix)
-TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
-xr_cleanup_push "rm -rf '$TMP'"
-xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
-bash tests/fabric/fabric.sh up pair --prefix "$PFX" --env "$TMP/env" >/dev/null
-# shellcheck disable=SC1091
-. "$TMP/env"
-A=$FAB_h0_NS
-B=$FAB_h1_NS
-SW=${FAB_h0_PORT_0%%:*}
-BIP=$FAB_h1_IP4_0
-nsx "$A" "$XROCE" attach --force eth0 >/dev/null
-nsx "$B" "$XROCE" attach --force eth0 >/dev/null
-
-set_loss() {
-	"$XRFABRIC" set --netns "$SW" --port a0 "loss=$1" >/dev/null
-	"$XRFABRIC" set --netns "$SW" --port b0 "loss=$1" >/dev/null
-}
+xr_tmpdir "$PFX"
+xr_fab_pair
 
 xroce_lat() { # SIZE [FLAG] -> "min p50 p99 p999"
 	nsx "$B" timeout -k 2 300 "$XROCE" perf server -i eth0 --once >/dev/null 2>&1 &
@@ -67,8 +50,8 @@ xroce_lat() { # SIZE [FLAG] -> "min p50 p99 p999"
 		-s "$1" -n "$ITERS" ${2:-} \
 		--json 2>/dev/null | tail -1 >"$TMP/x.json" || true
 	wait "$spid" || true
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["rtt_min_us"], d["rtt_p50_us"], d["rtt_p99_us"], d["rtt_p999_us"])' \
-		"$TMP/x.json" 2>/dev/null || echo "nan nan nan nan"
+	xr_json '" ".join(str(j[k]) for k in ("rtt_min_us", "rtt_p50_us", "rtt_p99_us", "rtt_p999_us"))' \
+		<"$TMP/x.json" 2>/dev/null || echo "nan nan nan nan"
 }
 
 sock_lat() { # SIZE udp|tcp -> "min p50 p99 p999 dropped"
@@ -85,22 +68,12 @@ sock_lat() { # SIZE udp|tcp -> "min p50 p99 p999 dropped"
 		-t "$(( ITERS / 20000 > 2 ? ITERS / 20000 : 2 ))" --full-rtt \
 		>"$TMP/s.out" 2>&1 || true
 	kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null || true
-	python3 - "$TMP/s.out" <<'PY'
-import re, sys
-t = re.sub(r'\x1b\[[0-9;]*m', '', open(sys.argv[1]).read())
-def g(pat):
-    m = re.search(pat, t)
-    return float(m.group(1)) if m else float('nan')
-drop = re.search(r'# dropped messages = (\d+)', t)
-print(g(r'<MIN> observation =\s*([\d.]+)'), g(r'percentile 50\.000 =\s*([\d.]+)'),
-      g(r'percentile 99\.000 =\s*([\d.]+)'), g(r'percentile 99\.900 =\s*([\d.]+)'),
-      drop.group(1) if drop else 'nan')
-PY
+	python3 "$XR_BENCHPY/sockperf_rtt.py" "$TMP/s.out"
 }
 
 : >"$TMP/rows"
 for loss in $LOSSES; do
-	set_loss "$loss"
+	xr_fab_loss "$loss"
 	for size in $SIZES; do
 		read -r a b c d < <(xroce_lat "$size") || true
 		echo "$loss $size xroce $a $b $c $d 0" >>"$TMP/rows"
@@ -112,19 +85,5 @@ for loss in $LOSSES; do
 		echo "$loss $size tcp $a $b $c $d $e" >>"$TMP/rows"
 	done
 done
-set_loss 0
-python3 - "$TMP/rows" "${JSON:-}" <<'PY'
-import json, sys
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-print("round-trip latency (us), one connection, xroce vs sockets")
-print(f"{'loss':>5} {'size':>6} {'transport':>10} {'min':>8} {'median':>8} {'p99':>9} {'p99.9':>9} {'dropped':>8}")
-out = []
-for r in rows:
-    loss, size, tr = float(r[0]), int(r[1]), r[2]
-    v = [float(x) for x in r[3:7]]
-    print(f"{loss*100:4.1f}% {size:6d} {tr:>10} {v[0]:8.1f} {v[1]:8.1f} {v[2]:9.1f} {v[3]:9.1f} {r[7]:>8}")
-    out.append(dict(loss=loss, size=size, transport=tr, min_us=v[0], p50_us=v[1],
-                    p99_us=v[2], p999_us=v[3], dropped=r[7]))
-if sys.argv[2]:
-    json.dump(out, open(sys.argv[2], 'w'), indent=1)
-PY
+xr_fab_loss 0
+python3 "$XR_BENCHPY/latency_table.py" "$TMP/rows" "${JSON:-}"

@@ -44,8 +44,8 @@
 # shellcheck disable=SC2154 # FAB_* come from the fabrics' env files
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 
 SECS=600
 SEED=$(date +%s)
@@ -61,38 +61,26 @@ while [ $# -gt 0 ]; do
 	esac
 done
 RANDOM=$SEED
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
-for f in build/xroce build/xrfabric; do
-	[ -x "$f" ] || xr_die "$f missing: run make first"
-done
-for t in python3 bpftool nsenter ss timeout; do
-	command -v "$t" >/dev/null || xr_die "$t missing"
-done
+xr_need_root
+xr_need_exec build/xroce build/xrfabric
+xr_need_cmd python3 bpftool nsenter ss timeout
 TS=${XR_TIME_SCALE:-1}
 
-TMP=$(mktemp -d "/tmp/xrsoak.XXXXXX")
-xr_cleanup_push "rm -rf '$TMP'"
+xr_tmpdir xrsoak
 [ -z "$KEEP" ] || xr_cleanup_push "mkdir -p '$KEEP' && cp -r '$TMP'/. '$KEEP'/"
 # Copies of the binaries: a rebuild during the soak cannot swap them.
-cp build/xroce build/xrfabric "$TMP/" || xr_die "cannot copy the binaries"
-XROCE=$TMP/xroce
-XRF=$TMP/xrfabric
+xr_private_bins
+XRF=$XRFABRIC
 ITEST=
 if [ -x build/tests/itest_verbs ]; then
 	cp build/tests/itest_verbs "$TMP/" && ITEST=$TMP/itest_verbs
 fi
-export XRFABRIC=$XRF
 
 FABS=(perf xfer1 xfer2)
 [ -z "$ITEST" ] || FABS+=(verbs)
 declare -A NS_A NS_B SWNS IP_A IP_B
 for f in "${FABS[@]}"; do
-	p=$(xr_prefix)
-	xr_cleanup_push "bash tests/fabric/fabric.sh down $p >/dev/null 2>&1"
-	bash tests/fabric/fabric.sh up planes 2 --prefix "$p" --env "$TMP/$f.env" >/dev/null ||
-		xr_die "fabric.sh up planes 2 failed"
-	# shellcheck disable=SC1090 # written by fabric.sh up
-	. "$TMP/$f.env"
+	xr_fab_up planes 2
 	NS_A[$f]=$FAB_h0_NS
 	NS_B[$f]=$FAB_h1_NS
 	SWNS[$f]=$FAB_SWITCHES
@@ -163,29 +151,11 @@ chaos_calm() {
 
 # ---- observations ----------------------------------------------------------
 # map_counts NS: "domains mrs conns rq reads" of the xroce program in NS.
-map_counts() {
-	local js prog
-	js=$(nsx "$1" "$XROCE" status eth0 --json 2>/dev/null) || { echo "error"; return; }
-	prog=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["programs"][0]["prog_id"])' "$js")
-	nsx "$1" bpftool -j prog show id "$prog" >"$TMP/prog.json" 2>/dev/null
-	python3 - "$js" "$TMP/prog.json" <<'EOF'
-import json, subprocess, sys
-st = json.loads(sys.argv[1])["programs"][0]
-prog = json.load(open(sys.argv[2]))
-n = {"xr_rq": 0, "xr_reads": 0}
-for mid in prog.get("map_ids", []):
-    info = json.loads(subprocess.check_output(["bpftool", "-j", "map", "show", "id", str(mid)]))
-    if info.get("name") in n:
-        n[info["name"]] = len(json.loads(subprocess.check_output(
-            ["bpftool", "-j", "map", "dump", "id", str(mid)])))
-print(st["domains"], st["mrs"], len(st["connections"]), n["xr_rq"], n["xr_reads"])
-EOF
-}
+map_counts() { nsx "$1" python3 "$XR_PY/xdpstate.py" --counts "$XROCE" eth0; }
 # stats_conns NS: connections `xroce stats` sees in NS (telemetry slots)
 stats_conns() {
 	nsx "$1" "$XROCE" stats --json -n 1 2>/dev/null |
-		python3 -c 'import json,sys; print(len(json.load(sys.stdin)["connections"]))' 2>/dev/null ||
-		echo error
+		xr_json 'len(j["connections"])' 2>/dev/null || echo error
 }
 host_state() { echo "$(map_counts "$1") / $(stats_conns "$1")"; }
 all_state() {
@@ -196,15 +166,6 @@ all_state() {
 }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 
-wait_listen() { # NS PORT
-	local i
-	for i in $(seq 1 $((200 * TS))); do
-		nsx "$1" ss -Hlun "sport = :$2" | grep -q . && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # ---- the long-lived perf server ----------------------------------------------
 # nsenter execs the program: $! is the server itself (for its RSS).
 # shellcheck disable=SC2086 # IFS2 is a list of options
@@ -212,7 +173,7 @@ nsenter --net="/var/run/netns/${NS_B[perf]}" "$XROCE" perf server $IFS2 --port 4
 	>"$TMP/perf_server.log" 2>&1 &
 PSRV=$!
 BG+=("$PSRV")
-wait_listen "${NS_B[perf]}" 4796 || xr_die "the perf server does not listen: $(cat "$TMP/perf_server.log")"
+xr_listening "${NS_B[perf]}" 4796 || xr_die "the perf server does not listen: $(cat "$TMP/perf_server.log")"
 
 chaos >"$TMP/chaos.log" 2>&1 &
 CHAOS=$!
@@ -253,7 +214,7 @@ xfer_start() { # FABRIC
 	) &
 	PIDS+=($!)
 	(
-		wait_listen "$dst" 4794 || { echo 99 >"$TMP/$f.send.rc"; exit; }
+		xr_listening "$dst" 4794 || { echo 99 >"$TMP/$f.send.rc"; exit; }
 		# shellcheck disable=SC2086
 		nsx "$src" timeout $((180 * TS)) "$XROCE" send $IFS2 -P "$paths" "$ip" -n "$size" \
 			-w "$wr" -t $((5000 * TS)) --json >"$TMP/$f.send" 2>"$TMP/$f.send.err"
@@ -265,15 +226,7 @@ xfer_start() { # FABRIC
 xfer_check() { # FABRIC
 	local f=$1 want
 	want=$(bytes_of "$(cat "$TMP/$f.size")")
-	if ! python3 - "$TMP/$f" "$want" 2>"$TMP/$f.why" <<'EOF'; then
-import json, sys
-p, want = sys.argv[1], int(sys.argv[2])
-rs, rr = open(p + '.send.rc').read().strip(), open(p + '.recv.rc').read().strip()
-assert rs == '0' and rr == '0', f'exit codes: send {rs}, recv {rr}'
-s, r = json.load(open(p + '.send')), json.load(open(p + '.recv'))
-assert s['verified'] and r['verified'], 'not verified'
-assert s['bytes'] == want and r['bytes'] == want, f"bytes {s['bytes']}/{r['bytes']} of {want}"
-EOF
+	if ! python3 "$XR_PY/soak_xfer_check.py" "$TMP/$f" "$want" 2>"$TMP/$f.why"; then
 		fail_note "round $ROUNDS: $f transfer of $(cat "$TMP/$f.what"): $(tail -1 "$TMP/$f.why"); send: $(tail -c 200 "$TMP/$f.send.err" | tr '\n' ' '); recv: $(tail -c 200 "$TMP/$f.recv.err" | tr '\n' ' ')"
 		for x in send.err recv.err send recv; do
 			cp "$TMP/$f.$x" "$TMP/fail_r${ROUNDS}_$f.$x" 2>/dev/null
@@ -321,7 +274,7 @@ itest_start() {
 	) &
 	PIDS+=($!)
 	(
-		wait_listen "${NS_B[verbs]}" 4797 || { echo 99 >"$TMP/itest.cli.rc"; exit; }
+		xr_listening "${NS_B[verbs]}" 4797 || { echo 99 >"$TMP/itest.cli.rc"; exit; }
 		# Whether stream 2 overtakes stream 1 depends on where the losses
 		# fall: a property test_verbs.sh checks, not a soak check.
 		nsx "${NS_A[verbs]}" env XR_VERBS_STREAM_OVERTAKE=0 timeout $((300 * TS)) "$ITEST" \
@@ -399,10 +352,8 @@ FINAL=$(all_state)
 DROPS=0
 BH=0
 for f in "${FABS[@]}"; do
-	read -r d b <<<"$("$XRF" show --netns "${SWNS[$f]}" --json | python3 -c '
-import json, sys
-c = [p["counters"] for p in json.load(sys.stdin)["ports"]]
-print(sum(x["drop_loss"] for x in c), sum(x["blackholed"] for x in c))')"
+	read -r d b <<<"$("$XRF" show --netns "${SWNS[$f]}" --json |
+		xr_json '"%d %d" % tuple(sum(p["counters"][k] for p in j["ports"]) for k in ("drop_loss", "blackholed"))')"
 	DROPS=$((DROPS + d))
 	BH=$((BH + b))
 done

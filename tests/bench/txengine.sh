@@ -17,11 +17,11 @@
 #   --no-park (do not keep the test-run programs in the XDP dispatcher)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
+xr_need_root
 
-bash tests/bench/build_txengine.sh build/bench >&2
+make -s --no-print-directory txengine >&2 || xr_die "cannot build the benchmark (make txengine)"
 
 PFX=$(xr_prefix)
 A=${PFX}a

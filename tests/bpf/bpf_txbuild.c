@@ -29,16 +29,18 @@
 #include "contract/abi.h"
 #include "contract/txring.h"
 #include "pktbuild.h"
-#include "xroce.skel.h"
+#include "world.h"
 
 #define DOM 7u
 #define PAGES 8u
 #define SECRET 0x0123456789abcdefull
 
+/* The program and domain DOM's memory (tests/bpf/world.h), and the
+ * domain's transmit ring on plane 0, as libxroce sets them up. */
 struct world {
-	struct xroce *skel;
-	int mem_fd, ring_fd, ncpu;
-	uint8_t *mem;
+	struct xw p;
+	struct xw_dom dom;
+	int ring_fd;
 	struct xr_txr_desc *ring;
 	struct xr_txr_ctl *ctl;
 	size_t ring_len;
@@ -46,35 +48,32 @@ struct world {
 
 static struct world W;
 
+static uint8_t mem_pattern(size_t i, unsigned dom)
+{
+	(void)dom;
+	return (uint8_t)(i * 7 + (i >> 12) * 13 + 1);
+}
+
 static int setup(void **state)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	LIBBPF_OPTS(bpf_map_create_opts, ro, .map_flags = BPF_F_MMAPABLE);
 	struct xr_txq_key key = { DOM, 0 };
-	uint32_t dom = DOM, i;
 
 	(void)state;
-	W.ncpu = libbpf_num_possible_cpus();
-	W.skel = xroce__open_and_load();
-	if (!W.skel)
+	W.dom.mem_fd = W.dom.evq_fd = W.ring_fd = -1;
+	if (xw_load(&W.p, NULL, 0) || xw_dom_mem(&W.p, &W.dom, DOM, PAGES, mem_pattern))
 		return -1;
-	W.mem_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_mem", 4, XR_PAGE_SIZE, PAGES, &mo);
 	W.ring_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "t_ring", 4,
 				   sizeof(struct xr_txr_desc), XR_TXR_RING + 1, &ro);
-	if (W.mem_fd < 0 || W.ring_fd < 0)
+	if (W.ring_fd < 0)
 		return -1;
-	W.mem = mmap(NULL, PAGES * XR_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		     W.mem_fd, 0);
 	W.ring_len = ((XR_TXR_RING + 1) * sizeof(struct xr_txr_desc) + 4095) & ~4095ul;
 	W.ring = mmap(NULL, W.ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, W.ring_fd, 0);
-	if (W.mem == MAP_FAILED || W.ring == MAP_FAILED)
+	if (W.ring == MAP_FAILED)
 		return -1;
-	for (i = 0; i < PAGES * XR_PAGE_SIZE; i++)
-		W.mem[i] = (uint8_t)(i * 7 + (i >> 12) * 13 + 1);
 	W.ctl = (struct xr_txr_ctl *)&W.ring[XR_TXR_CTL];
 	W.ctl->secret = SECRET;
-	if (bpf_map_update_elem(bpf_map__fd(W.skel->maps.xr_mem), &dom, &W.mem_fd, BPF_ANY) ||
-	    bpf_map_update_elem(bpf_map__fd(W.skel->maps.xr_txq), &key, &W.ring_fd, BPF_ANY))
+	if (bpf_map_update_elem(W.p.txq, &key, &W.ring_fd, BPF_ANY))
 		return -1;
 	return 0;
 }
@@ -82,25 +81,21 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	if (W.mem && W.mem != MAP_FAILED)
-		munmap(W.mem, PAGES * XR_PAGE_SIZE);
+	xw_dom_free(&W.p, &W.dom, 0);
 	if (W.ring && W.ring != MAP_FAILED)
 		munmap(W.ring, W.ring_len);
-	xroce__destroy(W.skel);
+	if (W.ring_fd >= 0)
+		close(W.ring_fd);
+	xw_unload(&W.p);
 	return 0;
 }
 
 static uint64_t stat(uint32_t k)
 {
-	uint64_t *v = calloc((size_t)W.ncpu, sizeof(*v)), sum = 0;
-	int c;
+	uint64_t v[XR_STAT_MAX];
 
-	assert_non_null(v);
-	assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(W.skel->maps.xr_stats), &k, v), 0);
-	for (c = 0; c < W.ncpu; c++)
-		sum += v[c];
-	free(v);
-	return sum;
+	assert_int_equal(xw_stats(&W.p, v), 0);
+	return v[k];
 }
 
 static void trigger(uint8_t *f, uint32_t magic, uint32_t dom, uint32_t plane,
@@ -125,7 +120,7 @@ static uint32_t run(const uint8_t *in, uint8_t *out, uint32_t *outn)
 		    .data_size_in = XR_TXR_TRIGGER_LEN, .data_out = out,
 		    .data_size_out = 4096, .repeat = 1);
 
-	assert_int_equal(bpf_prog_test_run_opts(bpf_program__fd(W.skel->progs.xroce_xdp), &o), 0);
+	assert_int_equal(bpf_prog_test_run_opts(W.p.prog_fd, &o), 0);
 	*outn = o.data_size_out;
 	return o.retval;
 }
@@ -168,7 +163,7 @@ static size_t post(int v6, const uint64_t *off, const uint32_t *len, int n,
 	int i;
 
 	for (i = 0; i < n; i++) {
-		iov[i].base = W.mem + off[i];
+		iov[i].base = W.dom.mem + off[i];
 		iov[i].len = len[i];
 		plen += len[i];
 	}
@@ -267,7 +262,7 @@ static void test_hostile_triggers(void **state)
 
 		trigger(in, XR_TXR_MAGIC, DOM, 0, SECRET);
 		assert_int_equal(bpf_prog_test_run_opts(
-					 bpf_program__fd(W.skel->progs.xroce_xdp), &o2), 0);
+					 W.p.prog_fd, &o2), 0);
 		assert_int_equal(o2.retval, XDP_DROP);
 		assert_int_equal(stat(XR_STAT_DROP_TXR), drops + 1);
 	}

@@ -108,7 +108,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "contract/abi.h"
-#include "xroce.skel.h"
 #include "statnames.h"
 #include "frames.h"
 #include "fuzz_world.h"
@@ -137,7 +136,6 @@ struct fuzz {
 	struct fz_world w;
 	struct model m;
 	struct gen g;
-	struct xroce *skel;
 	uint64_t seed, iters, it;
 	int quiet, props_only;
 	const char *obj;
@@ -212,26 +210,7 @@ static int on_event(void *ctx, void *data, size_t size)
 
 static int read_stats(struct fuzz *z, uint64_t *out)
 {
-	static uint64_t vals[XR_STAT_MAX * 256];
-	uint32_t keys[XR_STAT_MAX], count = XR_STAT_MAX, k;
-	uint32_t out_batch;
-	int c;
-
-	memset(out, 0, sizeof(*out) * XR_STAT_MAX);
-	if ((size_t)z->w.ncpu * XR_STAT_MAX > sizeof(vals) / sizeof(vals[0]))
-		return -E2BIG;
-	if (bpf_map_lookup_batch(z->w.stats_fd, NULL, &out_batch, keys, vals,
-				 &count, NULL) && errno != ENOENT)
-		return -errno;
-	if (count != XR_STAT_MAX)
-		return -EIO;
-	for (k = 0; k < XR_STAT_MAX; k++) {
-		if (keys[k] >= XR_STAT_MAX)
-			return -EIO;
-		for (c = 0; c < z->w.ncpu; c++)
-			out[keys[k]] += vals[k * (uint32_t)z->w.ncpu + (uint32_t)c];
-	}
-	return 0;
+	return xw_stats(&z->w.p, out);
 }
 
 static int read_rx(struct fuzz *z, struct xr_rx_state *rx)
@@ -239,10 +218,10 @@ static int read_rx(struct fuzz *z, struct xr_rx_state *rx)
 	uint32_t keys[FZ_RX_LO_N], count = FZ_RX_LO_N, out_batch, hi = FZ_RX_HI;
 
 	memset(rx, 0, sizeof(*rx) * (FZ_RX_LO_N + 1));
-	if (bpf_map_lookup_batch(z->w.rx_fd, NULL, &out_batch, keys, rx, &count,
+	if (bpf_map_lookup_batch(z->w.p.rx, NULL, &out_batch, keys, rx, &count,
 				 NULL) || count != FZ_RX_LO_N)
 		return -EIO;
-	if (bpf_map_lookup_elem(z->w.rx_fd, &hi, &rx[FZ_RX_LO_N]))
+	if (bpf_map_lookup_elem(z->w.p.rx, &hi, &rx[FZ_RX_LO_N]))
 		return -errno;
 	return 0;
 }
@@ -254,7 +233,7 @@ static int read_msgs(struct fuzz *z, int s, uint64_t *slots)
 	uint32_t id = s < FZ_RX_LO_N ? (uint32_t)s : FZ_RX_HI;
 	uint32_t in_batch = id * XR_MSG_SLOTS - 1;
 
-	if (bpf_map_lookup_batch(z->w.msgs_fd, id ? &in_batch : NULL,
+	if (bpf_map_lookup_batch(z->w.p.msgs, id ? &in_batch : NULL,
 				 &out_batch, keys, slots, &count, NULL) ||
 	    count != XR_MSG_SLOTS || keys[0] != id * XR_MSG_SLOTS)
 		return -EIO;
@@ -279,7 +258,7 @@ static int read_doms(struct fuzz *z, struct xr_domain *d)
 		memset(&d[i], 0, sizeof(d[i]));
 		if (!fz_doms[i].registered)
 			continue;
-		if (bpf_map_lookup_elem(z->w.domains_fd, &fz_doms[i].id, &d[i]))
+		if (bpf_map_lookup_elem(z->w.p.domains, &fz_doms[i].id, &d[i]))
 			return -errno;
 	}
 	return 0;
@@ -549,8 +528,8 @@ static void check_memory(struct fuzz *z, const struct input *in,
 		     !csn_arrived(z, snap_idx(p->cidx), p->wcsn);
 
 	for (d = 0; d < D_N; d++) {
-		uint8_t *mem = z->w.mem[d], *sh = z->w.shadow[d];
-		size_t len = z->w.mem_len[d], i, bad = 0, first = 0;
+		uint8_t *mem = z->w.dom[d].mem, *sh = z->w.dom[d].shadow;
+		size_t len = z->w.dom[d].mem_len, i, bad = 0, first = 0;
 		size_t poff = in->x + sizeof(struct xr_data_hdr);
 
 		if (!mem || !memcmp(mem, sh, len))
@@ -580,28 +559,28 @@ static void check_memory(struct fuzz *z, const struct input *in,
 	}
 	/* exactly: the shadow takes the placement the model predicts */
 	if (p->place && p->plen) {
-		if (p->pdom < 0 || !z->w.shadow[p->pdom] ||
-		    p->pos + p->plen > z->w.mem_len[p->pdom] ||
+		if (p->pdom < 0 || !z->w.dom[p->pdom].shadow ||
+		    p->pos + p->plen > z->w.dom[p->pdom].mem_len ||
 		    p->poff + p->plen > in->n) {
 			failf(z, "model: placement outside memory (bug in the test)");
 			return;
 		}
-		memcpy(z->w.shadow[p->pdom] + p->pos, in->f + p->poff, p->plen);
+		memcpy(z->w.dom[p->pdom].shadow + p->pos, in->f + p->poff, p->plen);
 		z->placed_bytes += p->plen;
 	}
 	for (d = 0; d < D_N; d++) {
 		size_t i;
 
-		if (!z->w.mem[d] ||
-		    !memcmp(z->w.mem[d], z->w.shadow[d], z->w.mem_len[d]))
+		if (!z->w.dom[d].mem ||
+		    !memcmp(z->w.dom[d].mem, z->w.dom[d].shadow, z->w.dom[d].mem_len))
 			continue;
-		for (i = 0; z->w.mem[d][i] == z->w.shadow[d][i]; i++)
+		for (i = 0; z->w.dom[d].mem[i] == z->w.dom[d].shadow[i]; i++)
 			;
 		failf(z, "model: domain %u memory differs at %#zx (%#x, want "
-			 "%#x)%s", fz_doms[d].id, i, z->w.mem[d][i],
-		      z->w.shadow[d][i], p->place ? "" : "; nothing placed");
+			 "%#x)%s", fz_doms[d].id, i, z->w.dom[d].mem[i],
+		      z->w.dom[d].shadow[i], p->place ? "" : "; nothing placed");
 		/* resync so that later reports are about later inputs */
-		memcpy(z->w.shadow[d], z->w.mem[d], z->w.mem_len[d]);
+		memcpy(z->w.dom[d].shadow, z->w.dom[d].mem, z->w.dom[d].mem_len);
 	}
 }
 
@@ -780,7 +759,7 @@ static void check_slot(struct fuzz *z, const struct input *in,
 	uint64_t v, *old = &z->msgs[s * XR_MSG_SLOTS + slot];
 	int ci = m_conn_idx(id);
 
-	if (bpf_map_lookup_elem(z->w.msgs_fd, &key, &v)) {
+	if (bpf_map_lookup_elem(z->w.p.msgs, &key, &v)) {
 		failf(z, "reading xr_msgs failed");
 		return;
 	}
@@ -864,11 +843,11 @@ static void check_events(struct fuzz *z, const struct pred *p)
 		struct evbuf *b = &z->evb[d];
 		int want = p->ev_dom == d ? p->nev : 0;
 
-		if (!z->w.rb[d] || d == z->fill_dom)
+		if (!z->w.dom[d].rb || d == z->fill_dom)
 			continue;
 		b->n = 0;
 		b->bad_size = 0;
-		ring_buffer__consume(z->w.rb[d]);
+		ring_buffer__consume(z->w.dom[d].rb);
 		if (b->bad_size)
 			failf(z, "%d events of the wrong size", b->bad_size);
 		z->events += (uint64_t)b->n;
@@ -896,11 +875,11 @@ static void check_static(struct fuzz *z, uint16_t flags)
 	size_t i;
 
 	for (i = 0; i < FZ_NCONN; i++)
-		if (bpf_map_lookup_elem(z->w.conns_fd, &fz_conns[i].id, &c) ||
+		if (bpf_map_lookup_elem(z->w.p.conns, &fz_conns[i].id, &c) ||
 		    memcmp(&c, &fz_conns[i].c, sizeof(c)))
 			failf(z, "(iv) xr_conns entry %u changed", fz_conns[i].id);
 	for (i = 0; i < FZ_NMR; i++)
-		if (bpf_map_lookup_elem(z->w.mrs_fd, &fz_mrs[i].key, &mr) ||
+		if (bpf_map_lookup_elem(z->w.p.mrs, &fz_mrs[i].key, &mr) ||
 		    memcmp(&mr, &fz_mrs[i].mr, sizeof(mr)))
 			failf(z, "(iv) xr_mrs entry %#x changed", fz_mrs[i].key);
 	for (i = 0; i < FZ_NRQ; i++) {
@@ -908,7 +887,7 @@ static void check_static(struct fuzz *z, uint16_t flags)
 		struct xr_rq_ent v, got;
 
 		fz_rq_kv(&fz_rqs[i], &k, &v);
-		if (bpf_map_lookup_elem(z->w.rq_fd, &k, &got) ||
+		if (bpf_map_lookup_elem(z->w.p.rq, &k, &got) ||
 		    memcmp(&got, &v, sizeof(v)))
 			failf(z, "(iv) xr_rq entry of conn %u MSN %u changed",
 			      fz_rqs[i].conn, fz_rqs[i].msn);
@@ -918,12 +897,12 @@ static void check_static(struct fuzz *z, uint16_t flags)
 		struct xr_read_ent v, got;
 
 		fz_read_kv(&fz_reads[i], &k, &v);
-		if (bpf_map_lookup_elem(z->w.reads_fd, &k, &got) ||
+		if (bpf_map_lookup_elem(z->w.p.reads, &k, &got) ||
 		    memcmp(&got, &v, sizeof(v)))
 			failf(z, "(iv) xr_reads entry of conn %u id %#x changed",
 			      fz_reads[i].conn, fz_reads[i].id);
 	}
-	if (bpf_map_lookup_elem(z->w.cfg_fd, &zero, &cfg) ||
+	if (bpf_map_lookup_elem(z->w.p.cfg, &zero, &cfg) ||
 	    cfg.udp_port != FZ_PORT || cfg.flags != flags ||
 	    cfg.rate_capacity_mbps != z->m.capacity)
 		failf(z, "(iv) xr_cfg changed");
@@ -947,7 +926,7 @@ static void check_other_ids(struct fuzz *z)
 		return;
 	}
 	memset(&zero_rx, 0, sizeof(zero_rx));
-	if (bpf_map_lookup_batch(z->w.rx_fd, NULL, &out_batch, keys, rx, &n,
+	if (bpf_map_lookup_batch(z->w.p.rx, NULL, &out_batch, keys, rx, &n,
 				 NULL) && errno != ENOENT)
 		failf(z, "reading xr_rx: %s", strerror(errno));
 	for (i = 0; i < n; i++)
@@ -959,7 +938,7 @@ static void check_other_ids(struct fuzz *z)
 	for (k = 0; k < XR_DEFAULT_MAX_CONNS * XR_MSG_SLOTS; k += n) {
 		n = 65536;
 		in_batch = k - 1;
-		if (bpf_map_lookup_batch(z->w.msgs_fd, first ? NULL : &in_batch,
+		if (bpf_map_lookup_batch(z->w.p.msgs, first ? NULL : &in_batch,
 					 &out_batch, keys, vals, &n, NULL) &&
 		    errno != ENOENT) {
 			failf(z, "reading xr_msgs: %s", strerror(errno));
@@ -1012,7 +991,7 @@ static int run_input(struct fuzz *z, const struct input *in)
 
 	z->nfail = 0;
 	m_predict(&z->m, in->f, in->n, &p);
-	if (bpf_prog_test_run_opts(z->w.prog_fd, &o)) {
+	if (bpf_prog_test_run_opts(z->w.p.prog_fd, &o)) {
 		failf(z, "bpf_prog_test_run: %s", strerror(errno));
 		report(z, in, &p, out, 0, 0);
 		return -1;
@@ -1104,7 +1083,7 @@ static int fill_ring(struct fuzz *z, uint32_t fill)
 			    .data_size_in = (uint32_t)n, .data_out = out,
 			    .data_size_out = sizeof(out), .repeat = fill);
 
-		if (bpf_prog_test_run_opts(z->w.prog_fd, &o) ||
+		if (bpf_prog_test_run_opts(z->w.p.prog_fd, &o) ||
 		    o.retval != XDP_DROP) {
 			fprintf(stderr, "bpf_xdp_fuzz: filling the ring failed\n");
 			return -1;
@@ -1153,7 +1132,7 @@ static int drain_ring(struct fuzz *z)
 	z->nfail = 0;
 	b->n = 0;
 	b->bad_size = 0;
-	ring_buffer__consume(z->w.rb[D_A]);
+	ring_buffer__consume(z->w.dom[D_A].rb);
 	if (b->skip || b->skip_bad)
 		failf(z, "filled ring: %ld filler events missing, %ld wrong",
 		      b->skip, b->skip_bad);
@@ -1187,41 +1166,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int load(struct fuzz *z, const char *obj_path)
-{
-	int err;
-
-	if (!obj_path) {
-		z->skel = xroce__open_and_load();
-		if (!z->skel)
-			return -errno;
-		z->w.obj = z->skel->obj;
-		z->w.prog_fd = bpf_program__fd(z->skel->progs.xroce_xdp);
-		return 0;
-	}
-	z->w.obj = bpf_object__open_file(obj_path, NULL);
-	if (!z->w.obj) {
-		err = -errno;
-		fprintf(stderr, "cannot open %s: %s\n", obj_path, strerror(-err));
-		return err;
-	}
-	err = bpf_object__load(z->w.obj);
-	if (err) {
-		bpf_object__close(z->w.obj);
-		z->w.obj = NULL;
-		return err;
-	}
-	{
-		struct bpf_program *pg =
-			bpf_object__find_program_by_name(z->w.obj, "xroce_xdp");
-
-		if (!pg)
-			return -ENOENT;
-		z->w.prog_fd = bpf_program__fd(pg);
-	}
-	return 0;
 }
 
 static void usage(void)
@@ -1313,7 +1257,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
-	rc = load(z, obj);
+	rc = xw_load(&z->w.p, obj, 0);
 	if (rc == -EPERM) {
 		printf("bpf_xdp_fuzz: SKIP (BPF not permitted)\n");
 		return 0;
@@ -1358,7 +1302,7 @@ int main(int argc, char **argv)
 			flags = chance(&z->g.r, 75) ? XR_CFG_VERIFY_CSUM : 0;
 			z->m.verify_csum = !!flags;
 			z->m.capacity = chance(&z->g.r, 25) ? RATE_CAP : 0;
-			if (fz_set_cfg(&z->w, flags, z->m.capacity)) {
+			if (xw_set_cfg(&z->w.p, flags, z->m.capacity)) {
 				rc = 1;
 				break;
 			}
@@ -1423,9 +1367,6 @@ int main(int argc, char **argv)
 	free(in);
 out:
 	fz_world_down(&z->w);
-	if (z->skel)
-		xroce__destroy(z->skel);
-	else if (z->w.obj)
-		bpf_object__close(z->w.obj);
+	xw_unload(&z->w.p);
 	return rc;
 }

@@ -3,7 +3,8 @@
  * The world tests/bpf/bpf_xdp_fuzz.c fuzzes, one job: the domains, memory
  * regions and connections it installs in the XDP program's maps, as plain
  * tables (the reference model in fuzz_model.h reads the same tables), and
- * the code that installs them.  Included once, by bpf_xdp_fuzz.c.
+ * the code that installs them (with tests/bpf/world.h, which the other
+ * runners share).  Included once, by bpf_xdp_fuzz.c.
  *
  * The tables are built to reach every branch of the data path:
  *   domains  A (alive, no liveness check), B (alive: a socket is bound to
@@ -27,9 +28,6 @@
 #define XR_TEST_FUZZ_WORLD_H
 
 #include <errno.h>
-#include <fcntl.h>
-#include <net/if.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,13 +35,12 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "contract/abi.h"
+#include "world.h"
 
 #define FZ_PORT XR_DEFAULT_UDP_PORT
 
@@ -303,99 +300,20 @@ static const uint8_t fz_local6[16] = { 0xfd, 0x09, [15] = 1 };
 
 /* ---- the installed world ------------------------------------------------ */
 
+/* The program and its maps (tests/bpf/world.h: loaded by xw_load), and
+ * what fz_world_up installs in them. */
 struct fz_world {
-	struct bpf_object *obj;
-	int prog_fd;
-	int cfg_fd, domains_fd, mem_fd, evq_fd, mrs_fd, conns_fd, rx_fd,
-	    msgs_fd, stats_fd, rq_fd, reads_fd;
-	int ncpu;
-	int dmem_fd[D_N], devq_fd[D_N];
-	uint8_t *mem[D_N];        /* mmapped domain memory */
-	uint8_t *shadow[D_N];     /* what it must hold */
-	size_t mem_len[D_N];
-	struct ring_buffer *rb[D_N];
+	struct xw p;
+	struct xw_dom dom[D_N];
 	uint16_t ctrl_port[D_N];
 	uint8_t ctrl_addr[D_N][16];
 	int ctrl_sock;
 	int old_ns;
 };
 
-static int fz_map_fd(struct bpf_object *obj, const char *name)
-{
-	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
-
-	return m ? bpf_map__fd(m) : -ENOENT;
-}
-
 static uint8_t fz_mem_pattern(size_t i, unsigned dom)
 {
 	return (uint8_t)(i * 131 + (i >> 9) * 7 + dom * 29 + 0x3c);
-}
-
-/* Bring the loopback up in a fresh netns, without running ip(8). */
-static int fz_lo_up(void)
-{
-	struct ifreq ifr;
-	int fd = socket(AF_INET, SOCK_DGRAM, 0), rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
-		ifr.ifr_flags |= IFF_UP;
-		if (ioctl(fd, SIOCSIFFLAGS, &ifr))
-			rc = -errno;
-	} else {
-		rc = -errno;
-	}
-	close(fd);
-	return rc;
-}
-
-/* A UDP socket like the library's control socket (AF_INET6, dual stack),
- * bound to addr (16 bytes, IPv4-mapped for IPv4) and port. */
-static int fz_ctrl_socket(const uint8_t addr[16], uint16_t port)
-{
-	struct sockaddr_in6 a = { .sin6_family = AF_INET6,
-				  .sin6_port = htons(port) };
-	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), off = 0;
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
-	memcpy(&a.sin6_addr, addr, 16);
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static uint16_t fz_free_port(void)
-{
-	static const uint8_t any[16];
-	struct sockaddr_in6 a;
-	socklen_t l = sizeof(a);
-	int fd = fz_ctrl_socket(any, 0);
-	uint16_t port = 0;
-
-	if (fd < 0)
-		return 0;
-	if (getsockname(fd, (struct sockaddr *)&a, &l) == 0)
-		port = ntohs(a.sin6_port);
-	close(fd);
-	return port;
-}
-
-/* The cfg the fuzzer runs with (flags and capacity change by phase). */
-static int fz_set_cfg(struct fz_world *w, uint16_t flags, uint32_t capacity)
-{
-	struct xr_cfg cfg = { .udp_port = FZ_PORT, .flags = flags,
-			      .rate_capacity_mbps = capacity };
-	uint32_t zero = 0;
-
-	return bpf_map_update_elem(w->cfg_fd, &zero, &cfg, BPF_ANY) ? -errno : 0;
 }
 
 static int fz_dom_record(const struct fz_world *w, int i, struct xr_domain *d)
@@ -424,121 +342,57 @@ static int fz_world_up(struct fz_world *w, int (*on_event)(void *, void *,
 							    size_t),
 		       void *const ev_ctx[D_N])
 {
-	LIBBPF_OPTS(bpf_map_create_opts, mo,
-		    .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	static const uint8_t lo4m[16] = V4(127, 0, 0, 1);
-	size_t i, j;
-	uint64_t zero64 = 0;
+	size_t i;
 	int d;
 
 	w->ctrl_sock = -1;
-	w->old_ns = -1;
 	/* A private netns: liveness lookups (bpf_sk_lookup_udp from
-	 * bpf_prog_test_run) see only our sockets; it dies with us. */
-	w->old_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (w->old_ns >= 0 && unshare(CLONE_NEWNET) == 0) {
-		if (fz_lo_up())
-			return -EIO;
-	} else {
-		if (w->old_ns >= 0)
-			close(w->old_ns);
-		w->old_ns = -1;
-	}
-
-	w->cfg_fd = fz_map_fd(w->obj, XR_MAP_CFG);
-	w->domains_fd = fz_map_fd(w->obj, XR_MAP_DOMAINS);
-	w->mem_fd = fz_map_fd(w->obj, XR_MAP_MEM);
-	w->evq_fd = fz_map_fd(w->obj, XR_MAP_EVQ);
-	w->mrs_fd = fz_map_fd(w->obj, XR_MAP_MRS);
-	w->conns_fd = fz_map_fd(w->obj, XR_MAP_CONNS);
-	w->rx_fd = fz_map_fd(w->obj, XR_MAP_RX);
-	w->msgs_fd = fz_map_fd(w->obj, XR_MAP_MSGS);
-	w->stats_fd = fz_map_fd(w->obj, XR_MAP_STATS);
-	w->rq_fd = fz_map_fd(w->obj, XR_MAP_RQ);
-	w->reads_fd = fz_map_fd(w->obj, XR_MAP_READS);
-	if (w->cfg_fd < 0 || w->domains_fd < 0 || w->mem_fd < 0 ||
-	    w->evq_fd < 0 || w->mrs_fd < 0 || w->conns_fd < 0 || w->rx_fd < 0 ||
-	    w->msgs_fd < 0 || w->stats_fd < 0 || w->rq_fd < 0 ||
-	    w->reads_fd < 0)
-		return -ENOENT;
-	w->ncpu = libbpf_num_possible_cpus();
-	if (w->ncpu <= 0)
-		return -EINVAL;
-	if (fz_set_cfg(w, XR_CFG_VERIFY_CSUM, 0))
+	 * bpf_prog_test_run) see only our sockets; it dies with us.  Where
+	 * one cannot be made, the fuzzer runs in the current one. */
+	if (xw_netns_enter(&w->old_ns) && w->old_ns >= 0)
+		return -EIO;
+	if (xw_set_cfg(&w->p, XR_CFG_VERIFY_CSUM, 0))
 		return -errno;
 
 	for (d = 0; d < D_N; d++) {
 		const struct fz_dom *fd = &fz_doms[d];
 		struct xr_domain rec;
 
-		w->dmem_fd[d] = w->devq_fd[d] = -1;
+		w->dom[d].id = fd->id;
+		w->dom[d].mem_fd = w->dom[d].evq_fd = -1;
 		if (fd->ctrl == CTRL_LIVE) {
-			w->ctrl_port[d] = fz_free_port();
+			w->ctrl_port[d] = xw_free_port();
 			memcpy(w->ctrl_addr[d], lo4m, 16);
-			w->ctrl_sock = fz_ctrl_socket(lo4m, w->ctrl_port[d]);
+			w->ctrl_sock = xw_ctrl_socket(lo4m, w->ctrl_port[d]);
 			if (!w->ctrl_port[d] || w->ctrl_sock < 0)
 				return -EADDRNOTAVAIL;
 		} else if (fd->ctrl == CTRL_DEAD) {
-			w->ctrl_port[d] = fz_free_port();
+			w->ctrl_port[d] = xw_free_port();
 			if (!w->ctrl_port[d])
 				return -EADDRNOTAVAIL;
 		}
-		if (fd->has_mem) {
-			w->mem_len[d] = (size_t)fd->pages * XR_PAGE_SIZE;
-			w->dmem_fd[d] = bpf_map_create(BPF_MAP_TYPE_ARRAY,
-						       "xrf_mem", 4,
-						       XR_PAGE_SIZE, fd->pages,
-						       &mo);
-			if (w->dmem_fd[d] < 0)
-				return -errno;
-			w->mem[d] = mmap(NULL, w->mem_len[d],
-					 PROT_READ | PROT_WRITE, MAP_SHARED,
-					 w->dmem_fd[d], 0);
-			if (w->mem[d] == MAP_FAILED) {
-				w->mem[d] = NULL;
-				return -errno;
-			}
-			w->shadow[d] = malloc(w->mem_len[d]);
-			if (!w->shadow[d])
-				return -ENOMEM;
-			for (i = 0; i < w->mem_len[d]; i++)
-				w->mem[d][i] = fz_mem_pattern(i, fd->id);
-			memcpy(w->shadow[d], w->mem[d], w->mem_len[d]);
-			if (bpf_map_update_elem(w->mem_fd, &fd->id,
-						&w->dmem_fd[d], BPF_ANY))
-				return -errno;
-		}
-		if (fd->has_evq) {
-			w->devq_fd[d] = bpf_map_create(BPF_MAP_TYPE_RINGBUF,
-						       "xrf_evq", 0, 0,
-						       XR_EVQ_BYTES, NULL);
-			if (w->devq_fd[d] < 0)
-				return -errno;
-			w->rb[d] = ring_buffer__new(w->devq_fd[d], on_event,
-						    ev_ctx[d], NULL);
-			if (!w->rb[d])
-				return -errno;
-			if (bpf_map_update_elem(w->evq_fd, &fd->id,
-						&w->devq_fd[d], BPF_ANY))
-				return -errno;
-		}
+		if (fd->has_mem && xw_dom_mem(&w->p, &w->dom[d], fd->id, fd->pages,
+					      fz_mem_pattern))
+			return -errno;
+		if (fd->has_evq && xw_dom_evq(&w->p, &w->dom[d], fd->id, on_event,
+					      ev_ctx[d]))
+			return -errno;
 		if (fd->registered) {
 			fz_dom_record(w, d, &rec);
-			if (bpf_map_update_elem(w->domains_fd, &fd->id, &rec,
-						BPF_ANY))
+			if (xw_dom_register(&w->p, fd->id, &rec))
 				return -errno;
 		}
 	}
 	for (i = 0; i < FZ_NMR; i++)
-		if (bpf_map_update_elem(w->mrs_fd, &fz_mrs[i].key, &fz_mrs[i].mr,
-					BPF_ANY))
+		if (xw_mr_add(&w->p, fz_mrs[i].key, &fz_mrs[i].mr))
 			return -errno;
 	for (i = 0; i < FZ_NRQ; i++) {
 		struct xr_rq_key k;
 		struct xr_rq_ent v;
 
 		fz_rq_kv(&fz_rqs[i], &k, &v);
-		if (bpf_map_update_elem(w->rq_fd, &k, &v, BPF_ANY))
+		if (bpf_map_update_elem(w->p.rq, &k, &v, BPF_ANY))
 			return -errno;
 	}
 	for (i = 0; i < FZ_NREAD; i++) {
@@ -546,29 +400,18 @@ static int fz_world_up(struct fz_world *w, int (*on_event)(void *, void *,
 		struct xr_read_ent v;
 
 		fz_read_kv(&fz_reads[i], &k, &v);
-		if (bpf_map_update_elem(w->reads_fd, &k, &v, BPF_ANY))
+		if (bpf_map_update_elem(w->p.reads, &k, &v, BPF_ANY))
 			return -errno;
 	}
 	for (i = 0; i < FZ_NCONN; i++) {
 		const struct fz_conn *c = &fz_conns[i];
-		struct xr_rx_state rx;
-		uint32_t k;
 
-		if (bpf_map_update_elem(w->conns_fd, &c->id, &c->c, BPF_ANY))
+		if (xw_conn_add(&w->p, c->id, &c->c))
 			return -errno;
 		if (c->id >= XR_DEFAULT_MAX_CONNS)
 			continue;
-		memset(&rx, 0, sizeof(rx));
-		rx.csn_next = fz_init_csn(c->id);
-		for (j = 0; j < XR_MAX_PATHS; j++)
-			rx.path[j].cack = fz_init_psn(c->id);
-		if (bpf_map_update_elem(w->rx_fd, &c->id, &rx, BPF_ANY))
+		if (xw_rx_reset(&w->p, c->id, fz_init_psn(c->id), fz_init_csn(c->id)))
 			return -errno;
-		for (j = 0; j < XR_MSG_SLOTS; j++) {
-			k = c->id * XR_MSG_SLOTS + (uint32_t)j;
-			if (bpf_map_update_elem(w->msgs_fd, &k, &zero64, BPF_ANY))
-				return -errno;
-		}
 	}
 	return 0;
 }
@@ -577,24 +420,11 @@ static void fz_world_down(struct fz_world *w)
 {
 	int d;
 
-	for (d = 0; d < D_N; d++) {
-		if (w->rb[d])
-			ring_buffer__free(w->rb[d]);
-		if (w->mem[d])
-			munmap(w->mem[d], w->mem_len[d]);
-		free(w->shadow[d]);
-		if (w->dmem_fd[d] >= 0)
-			close(w->dmem_fd[d]);
-		if (w->devq_fd[d] >= 0)
-			close(w->devq_fd[d]);
-	}
+	for (d = 0; d < D_N; d++)
+		xw_dom_free(&w->p, &w->dom[d], 0);
 	if (w->ctrl_sock >= 0)
 		close(w->ctrl_sock);
-	if (w->old_ns >= 0) {
-		if (setns(w->old_ns, CLONE_NEWNET))
-			fprintf(stderr, "cannot return to the original netns\n");
-		close(w->old_ns);
-	}
+	xw_netns_leave(&w->old_ns);
 }
 
 #endif /* XR_TEST_FUZZ_WORLD_H */

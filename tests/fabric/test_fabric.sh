@@ -4,7 +4,7 @@
 #   tests/fabric/test_fabric.sh [pair|planes|leafspine|incast|cli|cleanup ...]
 #
 # (default: all).  Needs root and build/xrfabric.  For each impairment it
-# sends numbered UDP datagrams (a small python3 tool written to a temp dir)
+# sends numbered UDP datagrams (tests/lib/xrtest/udpnum.py)
 # and checks both the fabric's counters and what the receiver actually got:
 #   pair       wire mode: baseline, random loss (measured vs configured),
 #              Gilbert-Elliott (loss rate and burst length), blackhole by
@@ -24,17 +24,14 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-# shellcheck source=../lib/netns.sh disable=SC1091
-source "$ROOT/tests/lib/netns.sh"
+# shellcheck source=../lib/common.sh disable=SC1091
+source "$ROOT/tests/lib/common.sh"
 FAB="$HERE/fabric.sh"
-XRF=${XRFABRIC:-$ROOT/build/xrfabric}
-export XRFABRIC=$XRF
+XRF=$XRFABRIC
 
-[ "$(id -u)" = 0 ] || xr_die "needs root"
+xr_need_root
 [ -x "$XRF" ] || make -C "$ROOT" -s build/xrfabric || xr_die "cannot build $XRF"
-for t in python3 iperf3 nstat ethtool; do
-	command -v "$t" >/dev/null || xr_die "$t missing (make deps)"
-done
+xr_need_cmd python3 iperf3 nstat ethtool
 
 FAILS=0
 ok() { printf 'ok    %s\n' "$*"; }
@@ -56,107 +53,7 @@ leftover_check() {
 	fi
 }
 xr_cleanup_push leftover_check
-TMP=$(mktemp -d /tmp/xrfab.XXXXXX)
-xr_cleanup_push "rm -rf '$TMP'"
-
-# ---- traffic tool ----------------------------------------------------------
-cat >"$TMP/udp.py" <<'EOF'
-"""Numbered UDP datagrams with a checkable payload.  `recv` reports per
-source port: count, ECN codepoints [notect, ect1, ect0, ce], reordered
-arrivals (and how late), missing sequence numbers, loss bursts, payloads
-that arrived damaged, as JSON."""
-import argparse, json, select, socket, struct, sys, time
-
-PAT = bytes(k & 0xff for k in range(70000))
-
-def payload(seq, size):
-    o = seq & 0xff
-    return struct.pack('!Q', seq) + PAT[o:o + size - 8]
-
-def send(a):
-    fam = socket.AF_INET6 if ':' in a.dst else socket.AF_INET
-    socks = []
-    for sport in map(int, a.sports.split(',')):
-        s = socket.socket(fam, socket.SOCK_DGRAM)
-        s.bind(('::' if fam == socket.AF_INET6 else '0.0.0.0', sport))
-        if fam == socket.AF_INET6:
-            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, a.tos)
-        else:
-            s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, a.tos)
-        socks.append(s)
-    batch, n, t0 = max(1, a.pps // 1000), len(socks), time.monotonic()
-    for i in range(a.count * n):  # round robin over the source ports
-        socks[i % n].sendto(payload(i // n, a.size), (a.dst, a.port))
-        if i % batch == batch - 1:  # paced: veth rings hold 256 frames
-            ahead = t0 + (i + 1) / a.pps - time.monotonic()
-            if ahead > 0:
-                time.sleep(ahead)
-
-def recv(a):
-    fam = socket.AF_INET6 if ':' in a.bind else socket.AF_INET
-    s = socket.socket(fam, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, getattr(socket, 'SO_RCVBUFFORCE', 33), 16 << 20)
-    if fam == socket.AF_INET6:
-        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_RECVTCLASS, 1)
-    else:
-        s.setsockopt(socket.IPPROTO_IP, socket.IP_RECVTOS, 1)
-    s.bind((a.bind, a.port))
-    open(a.ready, 'w').close()
-    st, last, deadline = {}, None, time.monotonic() + a.timeout
-    while time.monotonic() < deadline:
-        wait = a.idle if last else deadline - time.monotonic()
-        if not select.select([s], [], [], max(wait, 0))[0]:
-            if last:
-                break
-            continue
-        data, anc, _, src = s.recvmsg(70000, 64)
-        last = time.monotonic()
-        tos = 0
-        for _, _, val in anc:
-            tos = val[0] if len(val) == 1 else struct.unpack('i', val[:4])[0]
-        p = st.setdefault(src[1], {'count': 0, 'ecn': [0, 0, 0, 0], 'reordered': 0,
-                                   'late_by_max': 0, 'bad_payload': 0, 'max': -1,
-                                   'seen': set()})
-        seq = struct.unpack('!Q', data[:8])[0] if len(data) >= 8 else -1
-        p['count'] += 1
-        p['ecn'][tos & 3] += 1
-        if data != payload(seq, len(data)):
-            p['bad_payload'] += 1
-        if seq < p['max']:
-            p['reordered'] += 1
-            p['late_by_max'] = max(p['late_by_max'], p['max'] - seq)
-        p['max'] = max(p['max'], seq)
-        p['seen'].add(seq)
-    for p in st.values():
-        seen = p.pop('seen')
-        missing = [i for i in range(max(a.expect, p['max'] + 1)) if i not in seen]
-        p['dups'] = p['count'] - len(seen)
-        p['missing'] = len(missing)
-        p['loss_bursts'] = sum(1 for k, i in enumerate(missing)
-                               if k == 0 or missing[k - 1] != i - 1)
-    json.dump({str(k): v for k, v in st.items()}, sys.stdout)
-    print()
-
-ap = argparse.ArgumentParser()
-sub = ap.add_subparsers(dest='cmd', required=True)
-x = sub.add_parser('send')
-x.add_argument('--dst', required=True)
-x.add_argument('--port', type=int, required=True)
-x.add_argument('--sports', required=True)
-x.add_argument('--count', type=int, default=1000, help='per source port')
-x.add_argument('--size', type=int, default=200)
-x.add_argument('--tos', type=int, default=0)
-x.add_argument('--pps', type=int, default=20000, help='all ports together')
-x = sub.add_parser('recv')
-x.add_argument('--bind', required=True)
-x.add_argument('--port', type=int, required=True)
-x.add_argument('--expect', type=int, default=0)
-x.add_argument('--idle', type=float, default=0.5)
-x.add_argument('--timeout', type=float, default=60)
-x.add_argument('--ready', required=True)
-a = ap.parse_args()
-send(a) if a.cmd == 'send' else recv(a)
-EOF
+xr_tmpdir xrfab
 
 # udp SRC_NS DST_NS DST SPORTS COUNT [TOS] [PPS] [SIZE]: one run; the
 # receiver's JSON lands in $TMP/rx.json.  COUNT is per source port.  The
@@ -168,37 +65,24 @@ udp() {
 	nports=$(($(tr -cd , <<<"$sports" | wc -c) + 1))
 	timeout=$((count * nports / pps + 4))
 	rm -f "$TMP/ready" "$TMP/rx.json"
-	nsx "$dst" python3 "$TMP/udp.py" recv --bind "$bind" --port 5555 --expect "$count" \
+	nsx "$dst" python3 "$XR_PY/udpnum.py" recv --bind "$bind" --port 5555 --expect "$count" \
 		--timeout "$timeout" --ready "$TMP/ready" >"$TMP/rx.json" &
 	pid=$!
 	while [ ! -e "$TMP/ready" ]; do
 		kill -0 "$pid" 2>/dev/null || xr_die "udp receiver did not start"
 		sleep 0.05
 	done
-	nsx "$src" python3 "$TMP/udp.py" send --dst "$addr" --port 5555 --sports "$sports" \
+	nsx "$src" python3 "$XR_PY/udpnum.py" send --dst "$addr" --port 5555 --sports "$sports" \
 		--count "$count" --tos "$tos" --pps "$pps" --size "$size"
 	wait "$pid" || xr_die "udp receiver failed"
 }
 # rx SPORT FIELD[.INDEX]: from the last run (0 when the port got nothing).
-rx() {
-	python3 - "$TMP/rx.json" "$1" "$2" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1])).get(sys.argv[2])
-f = sys.argv[3].split('.')
-v = d[f[0]] if d else 0
-print(v[int(f[1])] if len(f) > 1 and d else v)
-EOF
-}
+rx() { python3 "$XR_PY/udpnum_field.py" "$TMP/rx.json" "$1" "$2"; }
 # ctr NS PORT ingress|egress EXPR: EXPR over one snapshot of the port's
 # counters, e.g. `drop_loss` or `rx - fwd`.
 ctr() {
-	"$XRF" show --netns "$1" --port "$2" --json | python3 -c '
-import json, sys
-for p in json.load(sys.stdin)["ports"]:
-    if p["dir"] == sys.argv[1]:
-        print(eval(sys.argv[2], {}, p["counters"])); break
-else:
-    sys.exit("no such port")' "$3" "$4"
+	"$XRF" show --netns "$1" --port "$2" --json |
+		xr_json 'eval(a[1], {}, next(p["counters"] for p in j["ports"] if p["dir"] == a[0]))' "$3" "$4"
 }
 csum_errors() { nsx "$1" nstat -asz UdpInCsumErrors | awk '/UdpInCsumErrors/ { print $2 }'; }
 
@@ -211,28 +95,16 @@ iperf3_tcp() {
 		nsx "$2" ss -ltn | grep -q ':5299 ' && break
 		sleep 0.05
 	done
-	nsx "$1" iperf3 -c "$3" -p 5299 -t "$4" -J | python3 -c '
-import json, sys
-print(round(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))' || true
+	nsx "$1" iperf3 -c "$3" -p 5299 -t "$4" -J |
+		xr_json 'round(j["end"]["sum_received"]["bits_per_second"] / 1e6)' || true
 	kill "$pid" 2>/dev/null || true # a failed client leaves it waiting
 	wait "$pid" 2>/dev/null || true
 }
 
-fab_up() { # TOPO ARGS... : builds it, sources its description
-	local p
-	p=$(xr_prefix)
-	xr_cleanup_push "bash '$FAB' down $p"
-	bash "$FAB" up "$@" --prefix "$p" --env "$TMP/fab.env" >/dev/null ||
-		xr_die "fabric.sh up $* failed"
-	# shellcheck disable=SC1091
-	source "$TMP/fab.env"
-}
-fab_down() { bash "$FAB" down "$FAB_PREFIX"; }
-
 # ---- pair: every impairment in wire mode ------------------------------------
 test_pair() {
 	echo "== pair (wire mode)"
-	fab_up pair
+	xr_fab_up pair
 	local A=$FAB_h0_NS B=$FAB_h1_NS SW=$FAB_SWITCHES IP=$FAB_h1_IP4_0 n m c e
 	local set="$XRF set --netns $SW --port a0" reset="$XRF reset --netns $SW"
 
@@ -313,25 +185,25 @@ test_pair() {
 	$set clear reorder=0.01
 	m=$(iperf3_tcp "$A" "$B" "$IP" 3)
 	check "$m > 30" "TCP iperf3, reorder=0.01: $m Mbit/s"
-	fab_down
+	xr_fab_down
 }
 
 # ---- planes: independent parallel planes ------------------------------------
 test_planes() {
 	echo "== planes 2"
-	fab_up planes 2
+	xr_fab_up planes 2
 	"$XRF" set --netns "$FAB_SWITCHES" --port a0 blackhole=all
 	udp "$FAB_h0_NS" "$FAB_h1_NS" "$FAB_h1_IP4_0" 40010 500
 	check "$(rx 40010 count) == 0" "plane 0 blackholed: nothing arrives"
 	udp "$FAB_h0_NS" "$FAB_h1_NS" "$FAB_h1_IP4_1" 40010 500
 	check "$(rx 40010 count) == 500" "plane 1 unaffected: 500/500"
-	fab_down
+	xr_fab_down
 }
 
 # ---- leafspine: ECMP on the UDP source port ----------------------------------
 test_leafspine() {
 	echo "== leafspine 4"
-	fab_up leafspine 4
+	xr_fab_up leafspine 4
 	local L0=$FAB_h0_PORT_0 sports s0 s1 got
 	L0=${L0%%:*}
 	sports=$(seq -s, 41000 41031)
@@ -343,17 +215,16 @@ test_leafspine() {
 	# Blackhole uplink s0: exactly the ports hashed there die, all of them.
 	"$XRF" set --netns "$L0" --port s0 --tc blackhole=all
 	udp "$FAB_h0_NS" "$FAB_h1_NS" "$FAB_h1_IP4_0" "$sports" 50 0 5000
-	got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
-c=[v["count"] for v in d.values()]; print(len(c), sum(1 for x in c if x == 50))' "$TMP/rx.json")
+	got=$(xr_json '"%d %d" % (len(j), sum(1 for v in j.values() if v["count"] == 50))' <"$TMP/rx.json")
 	check "${got% *} == ${got#* } && ${got% *} > 0 && ${got% *} < 32" \
 		"TC egress blackhole on one uplink: ${got% *}/32 ports still flow, each complete"
-	fab_down
+	xr_fab_down
 }
 
 # ---- incast: the bottleneck and routed-mode impairments ---------------------
 test_incast() {
 	echo "== incast 2 --rate 200mbit"
-	fab_up incast 2 --rate 200mbit
+	xr_fab_up incast 2 --rate 200mbit
 	local SW=${FAB_BOTTLENECK%%:*} R=$FAB_r_NS IP=$FAB_r_IP4_0 m c e
 	m=$(iperf3_tcp "$FAB_h0_NS" "$R" "$IP" 3)
 	check "$m > 150 && $m <= 205" "tbf bottleneck 200mbit: TCP gets $m Mbit/s"
@@ -383,13 +254,13 @@ test_incast() {
 	udp "$FAB_h1_NS" "$R" "$IP" 42003 10000
 	m=$(rx 42003 missing)
 	check "$m / 10000 > 0.18 && $m / 10000 < 0.22" "XDP ingress loss=0.2 (routed): measured $(awk "BEGIN{print $m/10000}")"
-	fab_down
+	xr_fab_down
 }
 
 # ---- cli: clean errors -----------------------------------------------------
 test_cli() {
 	echo "== cli errors"
-	fab_up pair
+	xr_fab_up pair
 	local SW=$FAB_SWITCHES w out
 	for w in loss=2 loss=-0.1 loss=abc ge=0.1,0.2 ecn=0,10 blackhole=sport:0 \
 		blackhole=sport:70000 corrupt= nokey=1 ecn-sport=x; do
@@ -413,7 +284,7 @@ test_cli() {
 	[[ $out == *"loss=0.5 ge=0.1,0.2,0,1 blackhole=sport:7 ecn=100,2000 ecn-sport=9 corrupt=0.25 reorder=0.125"* ]] ||
 		bad "settings do not read back: $out"
 	ok "errors are clean, settings read back"
-	fab_down
+	xr_fab_down
 }
 
 # ---- cleanup: failed and interrupted builds leave nothing --------------------

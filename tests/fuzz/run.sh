@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# run.sh: build the userspace fuzzers (tests/fuzz/build.sh) and run each for
-# a while, keeping its corpus; exit non-zero if any input crashed one
-# (sanitizer report, broken invariant, hang over 10 s, or leak).
+# run.sh: build the userspace fuzzers (`make fuzz`, tests/fuzz/fuzz.mk) and
+# run each for a while, keeping its corpus; exit non-zero if any input
+# crashed one (sanitizer report, broken invariant, hang over 10 s, or leak).
 #
 #   fuzz_ctrl    control messages from anyone on the network
 #   fuzz_events  ACK/NAK/RECV/READ_REQ/PROBE_REPLY records from peers
@@ -39,7 +39,7 @@ done
 [ "$(id -u)" -eq 0 ] || { echo "run.sh: needs root (BPF maps)" >&2; exit 1; }
 
 OUT=build/fuzz
-bash tests/fuzz/build.sh "$OUT" || { echo "run.sh: build failed" >&2; exit 1; }
+make -s --no-print-directory fuzz || { echo "run.sh: build failed" >&2; exit 1; }
 
 CHILD=
 LOG=
@@ -53,18 +53,11 @@ trap 'cleanup; exit 130' INT
 trap 'cleanup; exit 143' TERM
 trap cleanup EXIT
 
-# Random programs as a first corpus: every byte string is a valid input,
-# longer ones reach deeper (connections with many packets in flight).
+# Random programs as a first corpus (tests/lib/xrtest/fuzz_seed.py).
 seed_corpus() {
 	local dir=$1
 	[ -n "$(ls -A "$dir" 2>/dev/null)" ] && return 0
-	python3 - "$dir" <<'EOF'
-import os, random, sys
-random.seed(1)
-for i, n in enumerate([64, 128, 256, 512, 1024, 1024, 2048, 2048, 4096, 4096]):
-    with open(os.path.join(sys.argv[1], 'seed%02d' % i), 'wb') as f:
-        f.write(bytes(random.getrandbits(8) for _ in range(n)))
-EOF
+	python3 tests/lib/xrtest/fuzz_seed.py "$dir"
 }
 
 FAILED=0

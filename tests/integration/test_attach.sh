@@ -20,23 +20,20 @@
 # Usage: tests/integration/test_attach.sh   (XROCE=path overrides build/xroce)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
+xr_need_root
 XROCE=${XROCE:-$PWD/build/xroce}
 OBJ=$PWD/build/bpf/xroce.bpf.o
-[ -x "$XROCE" ] || xr_die "$XROCE missing: run make first"
+xr_need_exec "$XROCE"
 [ -f "$OBJ" ] || xr_die "$OBJ missing: run make first"
-for t in xdp-loader python3 bpftool clang unshare; do
-	command -v "$t" >/dev/null || xr_die "$t is not installed (make deps)"
-done
+xr_need_cmd xdp-loader python3 bpftool clang unshare
 
 PFX=$(xr_prefix)
 N=${PFX}n
 M=${PFX}m
-TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
-xr_cleanup_push "rm -rf '$TMP'"
+xr_tmpdir "$PFX"
 xr_ns_add "$N"
 xr_ns_add "$M"
 xr_veth "$N" p0 "$M" q0
@@ -44,7 +41,6 @@ xr_veth "$N" p1 "$M" q1
 nsx "$N" ip addr add 10.77.0.1/24 dev p0
 nsx "$M" ip addr add 10.77.0.2/24 dev q0
 
-CHECKS=0
 SEEN_IDS=()
 
 # ---- helpers -------------------------------------------------------------
@@ -63,12 +59,10 @@ run() {
 
 xr() { run "$1" "$XROCE" "${@:2}"; }
 
-pass() { CHECKS=$((CHECKS + 1)); }
-
 # ok WHAT: the last command succeeded.
 ok() {
 	[ "$RC" -eq 0 ] || xr_die "$1: exit $RC; stdout: $OUT; stderr: $ERR"
-	pass
+	pass "$1"
 }
 
 # fails WHAT RC: the last command failed with exit status RC and said why
@@ -78,38 +72,20 @@ fails() {
 	if [ -z "$ERR" ] || [ "$(printf '%s\n' "$ERR" | wc -l)" -ne 1 ]; then
 		xr_die "$1: expected one line on stderr, got: '$ERR'"
 	fi
-	pass
+	pass "$1"
 }
 
-# has WHAT TEXT REGEX
-has() {
-	grep -qE -- "$3" <<<"$2" || xr_die "$1: /$3/ not in: $2"
-	pass
-}
-
-# eq WHAT GOT WANT
-eq() {
-	[ "$2" = "$3" ] || xr_die "$1: got '$2', want '$3'"
-	pass
-}
+has() { check_has "$@"; }
+eq() { check_eq "$@"; }
 
 # link_xdp NS IF: "ID MODE" of IF's XDP program as iproute2 reports it
 # (MODE native|generic|offload), or "0 none".
 link_xdp() {
-	nsx "$1" ip -j link show dev "$2" | python3 -c '
-import json, sys
-x = json.load(sys.stdin)[0].get("xdp")
-modes = {1: "native", 2: "generic", 3: "offload"}
-if not x or "prog" not in x:
-    print("0 none")
-else:
-    print(x["prog"]["id"], modes.get(x["mode"], "mode%d" % x["mode"]))'
+	nsx "$1" ip -j link show dev "$2" | xr_json '"0 none" if "prog" not in (j[0].get("xdp") or {}) else "%d %s" % (j[0]["xdp"]["prog"]["id"], {1: "native", 2: "generic", 3: "offload"}.get(j[0]["xdp"]["mode"], "mode%d" % j[0]["xdp"]["mode"]))'
 }
 
 # jq_py EXPR: evaluate a Python expression over the JSON in $OUT (as j).
-jq_py() {
-	python3 -c 'import json, sys; j = json.loads(sys.argv[1]); print(eval(sys.argv[2]))' "$OUT" "$1"
-}
+jq_py() { xr_json "$1" <<<"$OUT"; }
 
 # In NS's network namespace and a private mount namespace with its own
 # bpffs: what iproute2 (tc/globals, ip and xdp links) and libxdp (its xdp/
@@ -206,9 +182,11 @@ eq "interfaces" "$(jq_py '" ".join("%s:%d:%s" % (i["name"], i["prog_id"], i["mod
 	"p0:$ID0:native p1:$ID0:native"
 eq "port" "$(jq_py 'j["programs"][0]["config"]["udp_port"]')" 4793
 eq "flags" "$(jq_py '",".join(j["programs"][0]["config"]["flags"])')" verify_csum
-# Every enumerator of enum xr_stat but XR_STAT_MAX has a counter.
-eq "all counters named" "$(jq_py 'len(j["programs"][0]["stats"]) + 1')" \
-	"$(grep -cE '^\s*XR_STAT_[A-Z_]+( = [0-9]+)?,' include/contract/abi.h)"
+# Every enumerator of enum xr_stat but XR_STAT_MAX has a counter, by its
+# name (abi.py's list, which tests/lib/xrtest/test_abi.py checks against
+# the header).
+eq "all counters named" "$(jq_py 'sorted(j["programs"][0]["stats"])')" \
+	"$(PYTHONPATH=$XR_PY python3 -c 'import abi; print(sorted(abi.STATS))')"
 
 # Attaching again: reported, nothing replaced.
 xr "$N" attach p0
@@ -223,13 +201,7 @@ fails "--max-conns on a running program" 1
 # ---- counters count real packets; other traffic passes -------------------
 
 # Not xroce traffic (another UDP port) must reach the stack untouched.
-nsx "$N" python3 -c '
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("10.77.0.1", 7777))
-open(sys.argv[1], "w").close()
-s.settimeout(5)
-sys.stdout.write(s.recv(100).decode())' "$TMP/bound" >"$TMP/rx" 2>&1 &
+nsx "$N" python3 "$XR_PY/udp_once.py" 10.77.0.1 7777 "$TMP/bound" >"$TMP/rx" 2>&1 &
 RXPID=$!
 xr_cleanup_push "kill $RXPID; wait $RXPID"
 for _ in $(seq 50); do [ -e "$TMP/bound" ] && break; sleep 0.1; done
@@ -251,27 +223,27 @@ eq "bad-version datagrams to the data port dropped and counted" \
 eq "ARP and the other datagram passed and counted" "$(jq_py 'j["programs"][0]["stats"]["pass"] >= 2')" True
 
 # ---- domains, MRs and connections in the maps are listed -----------------
-# Entries written with bpftool in the layouts of include/contract/abi.h, as
-# the library would; status must decode them.
+# Entries written with bpftool in the layouts of include/contract/abi.h
+# (tests/lib/xrtest/abi.py), as the library would; status must decode them.
 MAPS=$(jq_py '" ".join("%s=%d" % kv for kv in j["programs"][0]["map_ids"].items())')
 map_id() { tr ' ' '\n' <<<"$MAPS" | sed -n "s/^$1=//p"; }
-# map_put MAP KEY_U32 PYTHON_BYTES_EXPR: one entry, value built by Python.
+# map_put MAP KEY_U32 PYTHON_BYTES_EXPR: one entry, value built by Python
+# (with struct and abi at hand).
 map_put() {
 	local -a key val
 	read -ra key < <(python3 -c "import struct; print(' '.join('%02x' % b for b in struct.pack('<I', $2)))")
-	read -ra val < <(python3 -c "import struct; print(' '.join('%02x' % b for b in $3))")
+	read -ra val < <(PYTHONPATH=$XR_PY python3 -c "import abi, struct; print(' '.join('%02x' % b for b in $3))")
 	bpftool map update id "$(map_id "$1")" key hex "${key[@]}" value hex "${val[@]}"
 }
-vsize() { bpftool -j map show id "$(map_id "$1")" | python3 -c 'import json, sys; print(json.load(sys.stdin)["bytes_value"])'; }
+vsize() { bpftool -j map show id "$(map_id "$1")" | xr_json 'j["bytes_value"]'; }
 # Status only counts domains: zero padding keeps this independent of the
 # layout of struct xr_domain.
 map_put xr_domains 1 "struct.pack('<QI', 1 << 20, 4242).ljust($(vsize xr_domains), bytes(1))"
-map_put xr_mrs 0x11 "struct.pack('<IIIIQQQ', 1, 2, 2, 0x11, 0x1000, 4096, 0)"
+map_put xr_mrs 0x11 "abi.MR.pack(1, 2, 2, 0x11, 0x1000, 4096, 0)"
 V4="bytes(10) + b'\\xff\\xff' + bytes([10, 77, 0, 2])"
 V4B="bytes(10) + b'\\xff\\xff' + bytes([10, 78, 0, 2])"
-CONN='<IIIIQQ64sBBHHHII' # struct xr_conn
-map_put xr_conns 7 "struct.pack('$CONN', 1, 2, 1, 9, 1, 2, $V4 + $V4B + bytes(32), 2, 4, 49152, 64, 0, 0, 0)"
-map_put xr_conns 3 "struct.pack('$CONN', 1, 2, 2, 4, 1, 2, bytes([0xfd]) + bytes(14) + bytes([5]) + bytes(48), 1, 6, 1000, 8, 0, 0, 0)"
+map_put xr_conns 7 "abi.CONN.pack(1, 2, 1, 9, 1, 2, $V4 + $V4B + bytes(32), 2, 4, 49152, 64, 0, 0, 0)"
+map_put xr_conns 3 "abi.CONN.pack(1, 2, 2, 4, 1, 2, bytes([0xfd]) + bytes(14) + bytes([5]) + bytes(48), 1, 6, 1000, 8, 0, 0, 0)"
 xr "$N" status p1
 ok "status with a connection"
 has "domains and MRs counted" "$OUT" "domains 1/64, memory regions 1/16384, connections 2/8192"
@@ -429,7 +401,7 @@ for id in "${SEEN_IDS[@]}"; do
 	done
 	bpftool prog show id "$id" >/dev/null 2>&1 &&
 		xr_die "program $id still exists after its last detach"
-	pass
+	pass "program $id freed after its last detach"
 done
 
 echo "PASS test_attach ($CHECKS checks; xdp-loader: $(grep -o 'Falling back.*' "$TMP/xdpl.out" || echo 'no fallback message'))"

@@ -14,45 +14,20 @@
 # Usage: tests/integration/test_corruption.sh   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
-XROCE=$PWD/build/xroce
-XRFABRIC=$PWD/build/xrfabric
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
+xr_need_root
 
 PFX=$(xr_prefix)
-TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
-xr_cleanup_push "rm -rf '$TMP'"
-xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
-bash tests/fabric/fabric.sh up pair --prefix "$PFX" --env "$TMP/env" >/dev/null
-# shellcheck disable=SC1091
-. "$TMP/env"
-A=$FAB_h0_NS
-B=$FAB_h1_NS
-SW=${FAB_h0_PORT_0%%:*}
-nsx "$A" "$XROCE" attach --force eth0 >/dev/null
-nsx "$B" "$XROCE" attach --force eth0 >/dev/null
-
-counter() { # NS NAME: an xr_stats counter of the host's program
-	nsx "$1" "$XROCE" status eth0 --json | python3 -c '
-import json, sys
-print(json.load(sys.stdin)["programs"][0]["stats"][sys.argv[1]])' "$2"
-}
-corrupted() { # switch port's corrupted counter
-	"$XRFABRIC" show --netns "$SW" --json | python3 -c '
-import json, sys
-print(sum(p["counters"]["corrupted"] for p in json.load(sys.stdin)["ports"] if p["port"] == sys.argv[1]))' "$1"
-}
+xr_tmpdir "$PFX"
+xr_fab_pair
 
 run_transfer() { # SIZE: 0 if verified
 	nsx "$B" timeout 120 "$XROCE" recv -i eth0 -b 64M --accept-timeout 20000 \
 		--idle 10000 >"$TMP/recv.out" 2>&1 &
 	local rpid=$! rc=0
-	for _ in $(seq 1 100); do
-		nsx "$B" ss -Hlun "sport = :4794" | grep -q . && break
-		sleep 0.05
-	done
-	nsx "$A" timeout 120 "$XROCE" send -i eth0 "$FAB_h1_IP4_0" -n "$1" \
+	xr_wait_listen "$B"
+	nsx "$A" timeout 120 "$XROCE" send -i eth0 "$BIP" -n "$1" \
 		>"$TMP/send.out" 2>&1 || rc=1
 	wait "$rpid" || rc=1
 	return $rc
@@ -61,14 +36,14 @@ run_transfer() { # SIZE: 0 if verified
 echo "== checksum verification on: corrupted packets dropped, data intact"
 "$XRFABRIC" set --netns "$SW" --port a0 corrupt=0.05 >/dev/null
 "$XRFABRIC" set --netns "$SW" --port b0 corrupt=0.05 >/dev/null
-c0=$(counter "$B" drop_csum)
-a0=$(counter "$A" drop_csum)
-k0=$(corrupted a0)
+c0=$(xr_counter "$B" drop_csum)
+a0=$(xr_counter "$A" drop_csum)
+k0=$(xr_fab_counter corrupted a0)
 run_transfer 64M || xr_die "transfer with corruption failed: $(cat "$TMP/send.out" "$TMP/recv.out")"
 grep -q "integrity verified" "$TMP/recv.out" || xr_die "receiver did not verify: $(cat "$TMP/recv.out")"
-dc=$(( $(counter "$B" drop_csum) - c0 ))
-ac=$(( $(counter "$A" drop_csum) - a0 ))
-kc=$(( $(corrupted a0) - k0 ))
+dc=$(( $(xr_counter "$B" drop_csum) - c0 ))
+ac=$(( $(xr_counter "$A" drop_csum) - a0 ))
+kc=$(( $(xr_fab_counter corrupted a0) - k0 ))
 echo "  switch corrupted $kc data packets; receiver dropped $dc on checksum; sender dropped $ac corrupted ACKs"
 [ "$kc" -gt 100 ] || xr_die "the switch corrupted too few packets ($kc)"
 # The switch also corrupts the few control messages (CONNECT, CLOSE) that

@@ -14,37 +14,15 @@
 # Usage: tests/integration/test_redundant.sh   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
-XROCE=$PWD/build/xroce
-XRFABRIC=$PWD/build/xrfabric
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
+xr_need_root
 TS=${XR_TIME_SCALE:-1}
 
 PFX=$(xr_prefix)
-TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
-xr_cleanup_push "rm -rf '$TMP'"
-xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
-bash tests/fabric/fabric.sh up pair --prefix "$PFX" --env "$TMP/env" >/dev/null
-# shellcheck disable=SC1091
-. "$TMP/env"
-A=$FAB_h0_NS
-B=$FAB_h1_NS
-SW=${FAB_h0_PORT_0%%:*}
-BIP=$FAB_h1_IP4_0
-nsx "$A" "$XROCE" attach --force eth0 >/dev/null
-nsx "$B" "$XROCE" attach --force eth0 >/dev/null
-"$XRFABRIC" set --netns "$SW" --port a0 loss=0.02 >/dev/null
-"$XRFABRIC" set --netns "$SW" --port b0 loss=0.02 >/dev/null
-
-CHECKS=0
-pass() { CHECKS=$((CHECKS + 1)); printf '  ok   %s\n' "$*"; }
-fail() { xr_die "$*"; }
-
-counter() {
-	nsx "$1" "$XROCE" status eth0 --json |
-		python3 -c 'import json,sys; print(json.load(sys.stdin)["programs"][0]["stats"][sys.argv[1]])' "$2"
-}
+xr_tmpdir "$PFX"
+xr_fab_pair
+xr_fab_loss 0.02
 
 # lat [perf options...]: p99 round trip in us of 5000 ping-pongs
 lat() {
@@ -55,13 +33,13 @@ lat() {
 		--json "$@" 2>"$TMP/lat.err" | tail -1 >"$TMP/lat.json" ||
 		fail "perf client $*: $(cat "$TMP/lat.err")"
 	wait "$spid" || true
-	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rtt_p99_us"])' "$TMP/lat.json"
+	xr_json 'j["rtt_p99_us"]' <"$TMP/lat.json"
 }
 
 echo "== 8-byte WRITE_WITH_IMM ping-pong at 2% loss both ways"
-d0=$(counter "$B" rx_dup)
+d0=$(xr_counter "$B" rx_dup)
 p_red=$(lat)
-d1=$(counter "$B" rx_dup)
+d1=$(xr_counter "$B" rx_dup)
 p_none=$(lat --no-redundant)
 echo "    p99: ${p_red} us with redundant copies, ${p_none} us without; server saw $((d1 - d0)) duplicates"
 python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < 1000 * int(sys.argv[2]) else 1)' "$p_red" "$TS" ||
@@ -72,4 +50,4 @@ pass "copies were sent: $((d1 - d0)) duplicates acknowledged by the server's XDP
 python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= 900 else 1)' "$p_none" ||
 	fail "p99 ${p_none} us without copies: the loss did not reach the tail, the check proves nothing"
 pass "without them p99 ${p_none} us >= the timer's floor: the copies are what keeps the tail"
-echo "test_redundant: $CHECKS checks passed"
+xr_passed test_redundant

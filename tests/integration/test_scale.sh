@@ -7,29 +7,19 @@
 # Usage: tests/integration/test_scale.sh [N]   (root; N default 4096)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
+xr_need_root
 N=${1:-4096}
-XROCE=$PWD/build/xroce
 ITEST=$PWD/build/tests/itest_scale
-[ -x "$ITEST" ] || xr_die "$ITEST missing: run make first"
+xr_need_exec "$ITEST"
 PFX=$(xr_prefix)
-TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
-xr_cleanup_push "rm -rf '$TMP'"
-xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
-bash tests/fabric/fabric.sh up pair --prefix "$PFX" --env "$TMP/env" >/dev/null
-# shellcheck disable=SC1091
-. "$TMP/env"
-nsx "$FAB_h0_NS" "$XROCE" attach --force eth0 >/dev/null
-nsx "$FAB_h1_NS" "$XROCE" attach --force eth0 >/dev/null
-nsx "$FAB_h1_NS" timeout 300 "$ITEST" server eth0 "$N" >"$TMP/srv" 2>&1 &
+xr_tmpdir "$PFX"
+xr_fab_pair
+nsx "$B" timeout 300 "$ITEST" server eth0 "$N" >"$TMP/srv" 2>&1 &
 spid=$!
-for _ in $(seq 1 200); do
-	nsx "$FAB_h1_NS" ss -Hlun "sport = :4799" | grep -q . && break
-	sleep 0.05
-done
-nsx "$FAB_h0_NS" timeout 300 "$ITEST" client eth0 "$FAB_h1_IP4_0" "$N" ||
+xr_wait_listen "$B" 4799
+nsx "$A" timeout 300 "$ITEST" client eth0 "$BIP" "$N" ||
 	xr_die "client failed: $(cat "$TMP/srv")"
 wait "$spid" || xr_die "server failed: $(cat "$TMP/srv")"
 cat "$TMP/srv"

@@ -16,17 +16,13 @@
 # Usage: tests/integration/test_verbs.sh [--runs N] [--loss "0 0.1"]   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
-XROCE=$PWD/build/xroce
-XRFABRIC=$PWD/build/xrfabric
+xr_need_root
 ITEST=$PWD/build/tests/itest_verbs
-for f in "$XROCE" "$XRFABRIC" "$ITEST"; do
-	[ -x "$f" ] || xr_die "$f missing: run make first"
-done
-command -v bpftool >/dev/null || xr_die "bpftool missing"
+xr_need_exec "$XROCE" "$XRFABRIC" "$ITEST"
+xr_need_cmd bpftool
 RUNS=1
 LOSSES="0 0.1"
 while [ $# -gt 0 ]; do
@@ -42,97 +38,29 @@ TS=${XR_TIME_SCALE:-1}
 PORT=4797
 
 PFX=$(xr_prefix)
-TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
-xr_cleanup_push "rm -rf '$TMP'"
-xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
-bash tests/fabric/fabric.sh up pair --prefix "$PFX" --env "$TMP/env" >/dev/null
-# shellcheck disable=SC1091 # written by fabric.sh up
-. "$TMP/env"
-# shellcheck disable=SC2154 # FAB_* come from the env file
-{
-	A=$FAB_h0_NS
-	B=$FAB_h1_NS
-	SW=${FAB_h0_PORT_0%%:*}
-	BIP=$FAB_h1_IP4_0
-}
-nsx "$A" "$XROCE" attach --force eth0 >/dev/null
-nsx "$B" "$XROCE" attach --force eth0 >/dev/null
-
-CHECKS=0
-pass() { CHECKS=$((CHECKS + 1)); printf '  ok   %s\n' "$*"; }
-fail() { xr_die "$*"; }
-
-# wait_listen NS PORT: until someone in NS listens on UDP PORT
-wait_listen() {
-	local _
-	for _ in $(seq 1 200); do
-		nsx "$1" ss -Hlun "sport = :$2" | grep -q . && return 0
-		sleep 0.05
-	done
-	fail "nobody listens on port $2 in $1"
-}
-
-set_loss() {
-	"$XRFABRIC" set --netns "$SW" --port a0 "loss=$1" >/dev/null
-	"$XRFABRIC" set --netns "$SW" --port b0 "loss=$1" >/dev/null
-}
-
-# switch drops so far, both directions
-drops() {
-	"$XRFABRIC" show --netns "$SW" --json |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(p["counters"]["drop_loss"] for p in d["ports"]))'
-}
-
-# xdp_state NS: JSON {"stats": {...}, "entries": {map name: count}} of the
-# xroce program on NS's eth0 (the maps found through the program, as bpftool
-# sees them: xr_rq and xr_reads are not in `xroce status`).
-xdp_state() {
-	local js ids
-	js=$(nsx "$1" "$XROCE" status eth0 --json)
-	ids=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["programs"][0]["prog_id"])' "$js")
-	nsx "$1" bpftool -j prog show id "$ids" >"$TMP/prog.json"
-	python3 - "$js" "$TMP/prog.json" <<'EOF'
-import json, subprocess, sys
-st = json.loads(sys.argv[1])["programs"][0]
-prog = json.load(open(sys.argv[2]))
-entries = {}
-for mid in prog.get("map_ids", []):
-    info = json.loads(subprocess.check_output(["bpftool", "-j", "map", "show", "id", str(mid)]))
-    name = info.get("name", "")
-    if name in ("xr_rq", "xr_reads", "xr_conns", "xr_mrs", "xr_domains"):
-        dump = json.loads(subprocess.check_output(["bpftool", "-j", "map", "dump", "id", str(mid)]))
-        entries[name] = len(dump)
-print(json.dumps({"stats": st["stats"], "entries": entries}))
-EOF
-}
+xr_tmpdir "$PFX"
+xr_fab_pair
 
 # no_leftovers NS LABEL: nothing of the finished processes stays in NS's maps
 no_leftovers() {
 	local s
-	s=$(xdp_state "$1")
-	python3 - "$s" "$2" <<'EOF' || fail "$2: state left in the XDP maps after both processes closed: $s"
-import json, sys
-e = json.loads(sys.argv[1])["entries"]
-want = ("xr_rq", "xr_reads", "xr_conns", "xr_mrs", "xr_domains")
-missing = [n for n in want if n not in e]
-assert not missing, f"maps not found: {missing}"
-left = {n: c for n, c in e.items() if c}
-assert not left, f"entries left: {left}"
-EOF
+	s=$(xr_xdp_state "$1")
+	xr_json 'not [n for n in ("xr_rq", "xr_reads", "xr_conns", "xr_mrs", "xr_domains") if j["entries"].get(n, 1)]' <<<"$s" |
+		grep -qx True || fail "$2: state left in the XDP maps after both processes closed: $s"
 }
 
-stat_of() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])["stats"][sys.argv[2]])' "$1" "$2"; }
+stat_of() { xr_json 'j["stats"][a[0]]' "$2" <<<"$1"; }
 
 echo "== itest_verbs: SEND/RECV, READ, streams, RNR, remote and local errors, flush"
 for loss in $LOSSES; do
 	for run in $(seq 1 "$RUNS"); do
-		set_loss "$loss"
-		d0=$(drops)
-		sa=$(xdp_state "$A")
-		sb=$(xdp_state "$B")
+		xr_fab_loss "$loss"
+		d0=$(xr_fab_counter drop_loss)
+		sa=$(xr_xdp_state "$A")
+		sb=$(xr_xdp_state "$B")
 		nsx "$B" timeout $((300 * TS)) "$ITEST" server eth0 >"$TMP/srv.out" 2>&1 &
 		spid=$!
-		wait_listen "$B" "$PORT"
+		xr_wait_listen "$B" "$PORT"
 		rc=0
 		# Phase C requires stream 2 to overtake stream 1 at any loss: the
 		# library cuts packets from the streams in turns.
@@ -147,13 +75,13 @@ for loss in $LOSSES; do
 		fi
 		grep -q "^client: all phases passed" "$TMP/cli.out" || fail "client did not finish: $(cat "$TMP/cli.out")"
 		grep -q "^server: all phases passed" "$TMP/srv.out" || fail "server did not finish: $(cat "$TMP/srv.out")"
-		d1=$(drops)
-		set_loss 0
+		d1=$(xr_fab_counter drop_loss)
+		xr_fab_loss 0
 		# The XDP side of the story: refusals were sent by the server's
 		# program (RNR in D/E, keys/rights/bounds/length in F) and seen
 		# by the client's; at loss, the switch really dropped packets.
-		sa2=$(xdp_state "$A")
-		sb2=$(xdp_state "$B")
+		sa2=$(xr_xdp_state "$A")
+		sb2=$(xr_xdp_state "$B")
 		naks=$(($(stat_of "$sb2" tx_nak) - $(stat_of "$sb" tx_nak)))
 		rxnaks=$(($(stat_of "$sa2" rx_nak) - $(stat_of "$sa" rx_nak)))
 		nkey=$(($(stat_of "$sb2" drop_key) - $(stat_of "$sb" drop_key)))
@@ -186,8 +114,7 @@ nsenter --net="/var/run/netns/$B" "$XROCE" perf server -i eth0 --port 4799 \
 ppid=$!
 nrq=0
 for _ in $(seq 1 100); do
-	nrq=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["entries"]["xr_rq"])' \
-		"$(xdp_state "$B")")
+	nrq=$(xr_xdp_state "$B" | xr_json 'j["entries"]["xr_rq"]')
 	[ "$nrq" -gt 0 ] && break
 	sleep 0.05
 done
@@ -200,4 +127,4 @@ grep -q "left behind by a dead process" "$TMP/gc.out" ||
 no_leftovers "$B" "after a killed process"
 pass "killed with $nrq receives posted: the next process removed its domain, connections, receives and READ windows"
 
-echo "test_verbs: $CHECKS checks passed"
+xr_passed test_verbs
