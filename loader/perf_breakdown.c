@@ -42,6 +42,7 @@ static const struct bd_ivl {
 	{ XROCE_TR_SEND, XROCE_TR_KICK, "queued until the sending system call" },
 	{ XROCE_TR_KICK, XROCE_TR_XDP_BUILD, "system call to XDP frame build" },
 	{ XROCE_TR_XDP_BUILD, XROCE_TR_RX_XDP, "wire: veth, fabric, receiver XDP parse/auth/csum" },
+	{ XROCE_TR_KICK, XROCE_TR_RX_XDP, "system call, wire, receiver XDP parse/auth/csum" },
 	{ XROCE_TR_RX_XDP, XROCE_TR_PLACED, "receiver XDP: windows, access, placement" },
 	{ XROCE_TR_PLACED, XROCE_TR_RECV_DONE, "receiver: RECV record to library (wake-up, drain)" },
 	{ XROCE_TR_RECV_DONE, XROCE_TR_RECV_CQE, "receiver library: record to application" },
@@ -229,9 +230,13 @@ static void report(const struct pf_opts *o, uint64_t size, const struct bd_dir *
 		printf("breakdown of %" PRIu64 "-byte messages, both directions (us):\n"
 		       "  %-10s    %-10s %8s %8s %8s %7s\n", size, "from", "to",
 		       "median", "p99", "mean", "n");
-	for (i = 0; i < BD_NIVL; i++)
-		print_row(o, &first, STAGE[IVLS[i].from], STAGE[IVLS[i].to], IVLS[i].what,
-			  ivl_stat(d, 2, &IVLS[i], v));
+	for (i = 0; i < BD_NIVL; i++) {
+		struct bd_stat s = ivl_stat(d, 2, &IVLS[i], v);
+
+		if (s.n) /* (no XDP_BUILD stamps on the AF_XDP engine) */
+			print_row(o, &first, STAGE[IVLS[i].from], STAGE[IVLS[i].to],
+				  IVLS[i].what, s);
+	}
 	print_row(o, &first, "recv_cqe", "post", "echoing end: completion to the echo's post",
 		  turn);
 	print_row(o, &first, "post", "recv_cqe", "round trip", rtt);
