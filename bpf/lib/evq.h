@@ -5,12 +5,12 @@
  * record the consumer had caught up with, and a library that polls (or is
  * running a progress round, as it is while its own transmission's ACKs
  * come back inside its system call) needs none.  A library about to sleep
- * on the ring sets its telemetry page's `wake` (include/contract/abi.h);
+ * on the ring sets its `want` in xr_wake (include/contract/abi.h);
  * the first record after that takes the flag and is followed by a small
  * XR_EVT_WAKE record with a forced wake-up.  The order (record, then the
  * flag) pairs with the library's (flag, then a look at the ring), so a
  * record is never left without a wake-up while the library sleeps.  The
- * including program defines xr_mem before this.
+ * including program defines xr_wake before this.
  */
 #ifndef XR_LIB_EVQ_H
 #define XR_LIB_EVQ_H
@@ -24,17 +24,17 @@
 XR_INLINE void xr_evq_wake(void *evq, __u32 domain)
 {
 	__u64 nudge = XR_EVT_WAKE;
-	struct xr_telem_hdr *h;
+	struct xr_wake *w;
 	__u32 zero = 0;
-	void *mem;
+	void *inner;
 
-	mem = bpf_map_lookup_elem(&xr_mem, &domain);
-	if (!mem)
+	inner = bpf_map_lookup_elem(&xr_wake, &domain);
+	if (!inner)
 		return;
-	h = bpf_map_lookup_elem(mem, &zero);
-	if (!h || !h->wake)
+	w = bpf_map_lookup_elem(inner, &zero);
+	if (!w || !w->want)
 		return;
-	if (__sync_lock_test_and_set(&h->wake, 0))
+	if (__sync_lock_test_and_set(&w->want, 0))
 		bpf_ringbuf_output(evq, &nudge, sizeof(nudge), BPF_RB_FORCE_WAKEUP);
 }
 
