@@ -23,7 +23,13 @@ struct pf_server {
 	struct pf_welcome w;     /* our buffer, offered to every client */
 	struct pf_sconn sc[PF_MAX_CONNS];
 	struct xroce_qp *nq;     /* waits for the next client */
+	double next_accept;      /* pf_now() of the next look for a client */
 };
+
+/* How often the serving loop looks for new clients: each look is a system
+ * call on the control socket, which a busy-polling echo cannot afford on
+ * every turn. */
+#define PF_ACCEPT_EVERY 1e-3
 
 static int free_slot(const struct pf_server *s)
 {
@@ -160,11 +166,14 @@ int pf_server(const struct pf_opts *o)
 		       o->port);
 	fflush(stdout);
 	for (;;) {
-		rc = accept_client(&s);
-		if (rc < 0)
-			goto fail;
-		if (rc > 0)
-			continue;
+		if (pf_now() >= s.next_accept) {
+			rc = accept_client(&s);
+			if (rc < 0)
+				goto fail;
+			s.next_accept = rc > 0 ? 0 : pf_now() + PF_ACCEPT_EVERY;
+			if (rc > 0)
+				continue;
+		}
 		n = next_completions(&s, wc, 64);
 		for (k = 0; k < n; k++)
 			serve(&s, &wc[k]);
