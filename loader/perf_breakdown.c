@@ -152,8 +152,10 @@ static struct bd_stat stat_of(uint64_t *v, size_t n)
 	qsort(v, n, sizeof(*v), cmp_u64);
 	for (i = 0; i < n; i++)
 		sum += (double)v[i];
-	s.p50 = (double)v[n / 2] / 1e3;
-	s.p99 = (double)v[n * 99 / 100] / 1e3;
+	i = n / 2;
+	s.p50 = (double)v[i] / 1e3;
+	i = n * 99 / 100;
+	s.p99 = (double)v[i] / 1e3;
 	s.mean = sum / (double)n / 1e3;
 	return s;
 }
