@@ -83,20 +83,6 @@ struct {
 	});
 } xr_txq SEC(".maps");
 
-/* Each domain's wake-up request (include/contract/abi.h, bpf/lib/evq.h). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
-	__uint(max_entries, XR_DEFAULT_MAX_DOMAINS);
-	__type(key, __u32);
-	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_ARRAY);
-		__uint(map_flags, BPF_F_MMAPABLE);
-		__uint(max_entries, 1);
-		__uint(key_size, sizeof(__u32));
-		__uint(value_size, sizeof(struct xr_wake));
-	});
-} xr_wake SEC(".maps");
-
 /* Each domain's event ring (ACK records, completions). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
@@ -194,7 +180,6 @@ struct {
 /* Steps that use the maps above. */
 #include "lib/stats.h"
 #include "lib/trace.h"
-#include "lib/evq.h"
 #include "lib/auth.h"
 #include "lib/alive.h"
 #include "lib/rate_hint.h"
@@ -524,16 +509,16 @@ XR_INLINE int xr_msg_account(__u32 conn_id, __u32 msg_id, __u32 msg_len,
 	return 0;
 }
 
-/* Hand event e to domain's library; a full ring loses it (counted). */
-XR_INLINE void xr_evt_send(void *evq, __u32 domain, struct xr_evt *e)
+/* Hand event e to the library; a full ring loses it (counted). */
+XR_INLINE void xr_evt_send(void *evq, struct xr_evt *e)
 {
-	if (xr_evq_put(evq, domain, e, sizeof(*e)))
+	if (bpf_ringbuf_output(evq, e, sizeof(*e), 0))
 		xr_count(XR_STAT_EVT_LOST);
 }
 
 /* Event: a validated READ_REQ (rr, what it reads lying at pos of our
  * memory), for the library, which answers it. */
-XR_INLINE void xr_evt_read_req(void *evq, __u32 domain, struct xr_evt *e,
+XR_INLINE void xr_evt_read_req(void *evq, struct xr_evt *e,
 			       const struct xr_rx_pkt *pk,
 			       const struct xr_data_hdr *d, __u64 now,
 			       __u64 pos, const struct xr_read_req *rr)
@@ -554,13 +539,13 @@ XR_INLINE void xr_evt_read_req(void *evq, __u32 domain, struct xr_evt *e,
 	 * across the helper calls, a stack 6.1 accepts. */
 	e->read.stream = bpf_ntohs(d->stream);
 	e->read.ssn = bpf_ntohs(d->ssn);
-	xr_evt_send(evq, domain, e);
+	xr_evt_send(evq, e);
 }
 
 /* Event: the last byte of d's message landed.  Every completed message is
  * reported, so the library can deliver the completions it does report in
  * stream order. */
-XR_INLINE void xr_evt_recv(void *evq, __u32 domain, struct xr_evt *e,
+XR_INLINE void xr_evt_recv(void *evq, struct xr_evt *e,
 			   const struct xr_rx_pkt *pk,
 			   const struct xr_data_hdr *d, __u64 now)
 {
@@ -577,7 +562,7 @@ XR_INLINE void xr_evt_recv(void *evq, __u32 domain, struct xr_evt *e,
 	e->recv.raddr_end = pk->raddr + (pk->msg_len - pk->msg_off);
 	e->recv.rkey = pk->rkey; /* the union: rkey, msn or read id */
 	e->recv.ssn = bpf_ntohs(d->ssn);
-	xr_evt_send(evq, domain, e);
+	xr_evt_send(evq, e);
 }
 
 /* Place, account, tell: a new READ_REQ goes to the library and is answered
@@ -595,7 +580,7 @@ XR_INLINE void xr_rx_deliver(struct xdp_md *ctx, const struct xr_hdrs *h,
 		return;
 	}
 	if (pk->opcode == XR_OP_READ_REQ) {
-		xr_evt_read_req(evq, c->domain, &sc->e, pk, d, now, pos, &sc->rr);
+		xr_evt_read_req(evq, &sc->e, pk, d, now, pos, &sc->rr);
 		xr_count(XR_STAT_MSG_DONE);
 		v->ack_now = 1;
 		return;
@@ -608,7 +593,7 @@ XR_INLINE void xr_rx_deliver(struct xdp_md *ctx, const struct xr_hdrs *h,
 				 pk->plen);
 	if (v->done) {
 		xr_count(XR_STAT_MSG_DONE);
-		xr_evt_recv(evq, c->domain, &sc->e, pk, d, now);
+		xr_evt_recv(evq, &sc->e, pk, d, now);
 	}
 }
 
@@ -757,7 +742,7 @@ static __noinline int xr_rx_ack(struct xdp_md *ctx, struct xr_hdrs *h,
 	if (!evq)
 		return xr_drop(XR_STAT_DROP_NO_MEM);
 	xr_evt_ack(&e, a, conn_id);
-	if (xr_evq_put(evq, c->domain, &e, sizeof(e)))
+	if (bpf_ringbuf_output(evq, &e, sizeof(e), 0))
 		return xr_drop(XR_STAT_DROP_ACK_LOST);
 	xr_count(e.type == XR_EVT_NAK ? XR_STAT_RX_NAK : XR_STAT_RX_ACK);
 	return XDP_DROP;
@@ -782,7 +767,7 @@ XR_INLINE int xr_probe_reply_event(const struct xr_conn *c,
 	e.probe.seq = bpf_ntohl(pr->seq);
 	e.probe.ts = bpf_ntohl(pr->ts);
 	e.probe.rate_hint = bpf_ntohl(pr->rate_hint);
-	if (xr_evq_put(evq, c->domain, &e, sizeof(e)))
+	if (bpf_ringbuf_output(evq, &e, sizeof(e), 0))
 		return xr_drop(XR_STAT_DROP_ACK_LOST);
 	xr_count(XR_STAT_RX_ACK);
 	return XDP_DROP;

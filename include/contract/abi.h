@@ -37,7 +37,6 @@
 #define XR_MAP_RQ "xr_rq"
 #define XR_MAP_READS "xr_reads"
 #define XR_MAP_TRACE "xr_trace"
-#define XR_MAP_WAKE "xr_wake"
 
 #define XR_PAGE_SHIFT 12
 #define XR_PAGE_SIZE (1u << XR_PAGE_SHIFT)
@@ -261,17 +260,6 @@ enum xr_stat {
 	XR_STAT_MAX,
 };
 
-/* ---- xr_wake: HASH_OF_MAPS domain id -> mmapable ARRAY[1] of xr_wake -- */
-/* XDP puts records into a domain's event ring without a wake-up (each one
- * would cost a self-IPI, and a polling library needs none).  A library
- * about to sleep on its ring sets `want`; after a record XDP takes the
- * flag (atomic exchange) and, if it was set, adds one XR_EVT_WAKE record
- * with a forced wake-up (bpf/lib/evq.h). */
-struct xr_wake {
-	__u32 want;
-	__u32 rsvd;
-};
-
 /* ---- xr_trace: mmapable ARRAY[XR_TRACE_SLOTS + 1] of xr_trace_rec ----- */
 /* Timestamps of the steps XDP takes for traced connections (and for
  * descriptors the library tagged), for latency breakdowns.  A ring that
@@ -377,7 +365,6 @@ enum xr_evt_type {
 	XR_EVT_RECV = 3,         /* a message's last byte landed here */
 	XR_EVT_PROBE_REPLY = 4,
 	XR_EVT_READ_REQ = 5,     /* a peer asks to read (validated) */
-	XR_EVT_WAKE = 6,         /* 8 bytes, nothing but a wake-up (xr_wake) */
 };
 
 struct xr_evt_ack {
@@ -453,6 +440,5 @@ _Static_assert(sizeof(struct xr_mr) == 40, "mr size");
 _Static_assert(sizeof(struct xr_telem_path) == 88, "telem path size");
 _Static_assert(sizeof(struct xr_telem_hdr) == 64, "telem header size");
 _Static_assert(sizeof(struct xr_trace_rec) == 24, "trace record size");
-_Static_assert(sizeof(struct xr_wake) == 8, "wake size");
 
 #endif /* XR_CONTRACT_ABI_H */

@@ -62,10 +62,7 @@ int xroce_trace_take(struct xroce_device *dev, struct xroce_trace_rec *recs,
 
 int xroce_device_fd(const struct xroce_device *dev)
 {
-	/* (the device notes that its descriptor is watched: records then
-	 * wake it, which they do not for a busy-polling application) */
-	return dev ? xr_device_fd((struct xroce_device *)dev) :
-		     xr_bad_arg("xroce_device_fd", "NULL device");
+	return dev ? xr_device_fd(dev) : xr_bad_arg("xroce_device_fd", "NULL device");
 }
 
 enum xroce_tx_engine xroce_device_tx_engine(const struct xroce_device *dev,

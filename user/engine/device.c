@@ -128,10 +128,8 @@ static int create_epoll(struct xroce_device *dev)
 	dev->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (dev->epfd < 0)
 		return xr_fail(&dev->log, -errno, "epoll_create1: %s", strerror(errno));
-	/* The ring itself, not libbpf's epoll set around it: one wake-up
-	 * fewer on the way to a sleeping thread. */
 	ev.data.u32 = 0;
-	if (epoll_ctl(dev->epfd, EPOLL_CTL_ADD, dev->evq_fd, &ev))
+	if (epoll_ctl(dev->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(dev->rb), &ev))
 		return xr_fail(&dev->log, -errno, "epoll_ctl: %s", strerror(errno));
 	ev.data.u32 = 1;
 	if (epoll_ctl(dev->epfd, EPOLL_CTL_ADD, dev->ctrl_fd, &ev))
@@ -151,7 +149,6 @@ static struct xroce_device *device_new(const struct xr_logger *lg, int nplanes)
 	}
 	dev->log = *lg;
 	dev->mem_fd = dev->evq_fd = dev->ctrl_fd = dev->epfd = dev->wake_fd = -1;
-	dev->wake_map_fd = -1;
 	memset(&dev->maps, -1, sizeof(dev->maps));
 	dev->nplanes = nplanes;
 	return dev;
@@ -262,7 +259,8 @@ int xr_device_close(struct xroce_device *dev)
 	       (unsigned long long)dev->ctrl_cookies);
 	destroy_objects(dev);
 	xr_trace_close(dev);
-	xr_events_detach(dev);
+	if (dev->rb)
+		ring_buffer__free(dev->rb);
 	for (i = 0; i < dev->nplanes; i++)
 		xr_plane_stop(&dev->plane[i]);
 	xr_domain_destroy(dev);
@@ -299,9 +297,8 @@ enum xroce_tx_engine xr_device_tx_engine(const struct xroce_device *dev,
 	return dev->plane[plane].txr ? XROCE_TX_TEST_RUN : XROCE_TX_AF_XDP;
 }
 
-int xr_device_fd(struct xroce_device *dev)
+int xr_device_fd(const struct xroce_device *dev)
 {
-	xr_events_watch(dev);
 	return dev->epfd;
 }
 

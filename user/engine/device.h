@@ -88,14 +88,6 @@ struct xroce_device {
 	size_t mem_len;
 	struct xr_heap heap;               /* application memory */
 	struct ring_buffer *rb;
-	/* The ring's consumer and producer positions (mmapped read-only):
-	 * whether records wait, without consuming them. */
-	const volatile uint64_t *evq_cons, *evq_prod;
-	uint32_t evq_sleepers;             /* threads asleep on the ring */
-	int wake_map_fd;                   /* our xr_wake entry; -1: none */
-	struct xr_wake *evq_wake;          /* its element, mmapped; NULL: none
-	                                    * (the records always wake) */
-	bool evq_fd_out;                   /* xroce_device_fd was called */
 	int nplanes;
 	struct xr_plane plane[XROCE_MAX_PLANES];
 	uint16_t data_port;

@@ -4,7 +4,7 @@
  * array of 4 KiB pages: registered memory for XDP to place into, transmit
  * frames, and the AF_XDP UMEM all at once) and an event ring buffer, both
  * reached by XDP through the hash-of-maps xr_mem / xr_evq under the domain
- * id, and the ring's wake-up request (xr_wake).  Also the clean-up of domains whose process died without closing.
+ * id.  Also the clean-up of domains whose process died without closing.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -24,30 +24,6 @@ static int create_mem_map(size_t len)
 
 	return bpf_map_create(BPF_MAP_TYPE_ARRAY, "xr_dmem", sizeof(__u32),
 			      XR_PAGE_SIZE, (__u32)(len / XR_PAGE_SIZE), &o);
-}
-
-static void purge_domain(const struct xr_maps *m, uint32_t domain);
-
-/* The domain's wake-up request (include/contract/abi.h, xr_wake), mmapped;
- * none with an object older than it: records then always wake. */
-static int install_wake(struct xroce_device *dev)
-{
-	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
-	void *p;
-
-	if (dev->maps.wake < 0)
-		return 0;
-	dev->wake_map_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "xr_dwake", sizeof(__u32),
-					  sizeof(struct xr_wake), 1, &o);
-	if (dev->wake_map_fd < 0)
-		return -errno;
-	p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-		 MAP_SHARED, dev->wake_map_fd, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	dev->evq_wake = p;
-	return bpf_map_update_elem(dev->maps.wake, &dev->domain_id, &dev->wake_map_fd,
-				   BPF_NOEXIST) ? -errno : 0;
 }
 
 int xr_domain_create(struct xroce_device *dev, size_t mem_len)
@@ -103,12 +79,6 @@ int xr_domain_create(struct xroce_device *dev, size_t mem_len)
 		bpf_map_delete_elem(dev->maps.mem, &dev->domain_id);
 		bpf_map_delete_elem(dev->maps.domains, &dev->domain_id);
 		return xr_fail(&dev->log, rc, "cannot install the event ring: %s",
-			       strerror(-rc));
-	}
-	rc = install_wake(dev);
-	if (rc) {
-		purge_domain(&dev->maps, dev->domain_id);
-		return xr_fail(&dev->log, rc, "cannot install the wake-up request: %s",
 			       strerror(-rc));
 	}
 	return 0;
@@ -221,8 +191,6 @@ static void purge_domain(const struct xr_maps *m, uint32_t domain)
 		for (k.plane = 0; k.plane < XR_MAX_PLANES; k.plane++)
 			bpf_map_delete_elem(m->txq, &k);
 	}
-	if (m->wake >= 0)
-		bpf_map_delete_elem(m->wake, &domain);
 	bpf_map_delete_elem(m->evq, &domain);
 	bpf_map_delete_elem(m->mem, &domain);
 	bpf_map_delete_elem(m->domains, &domain);
@@ -240,12 +208,7 @@ void xr_domain_destroy(struct xroce_device *dev)
 		close(dev->mem_fd);
 	if (dev->evq_fd >= 0)
 		close(dev->evq_fd);
-	if (dev->evq_wake)
-		munmap(dev->evq_wake, (size_t)sysconf(_SC_PAGESIZE));
-	dev->evq_wake = NULL;
-	if (dev->wake_map_fd >= 0)
-		close(dev->wake_map_fd);
-	dev->mem_fd = dev->evq_fd = dev->wake_map_fd = -1;
+	dev->mem_fd = dev->evq_fd = -1;
 }
 
 /* A process that dies without closing its device leaves its domain in the

@@ -46,7 +46,7 @@ int xr_device_open(const struct xroce_device_attr *attr,
 int xr_device_close(struct xroce_device *dev);
 void xr_device_lock(struct xroce_device *dev);
 void xr_device_unlock(struct xroce_device *dev);
-int xr_device_fd(struct xroce_device *dev);
+int xr_device_fd(const struct xroce_device *dev);
 enum xroce_tx_engine xr_device_tx_engine(const struct xroce_device *dev,
 					 int plane);
 uint16_t xr_device_ctrl_port(const struct xroce_device *dev);

@@ -155,12 +155,9 @@ void xr_progress_sleep(struct xroce_device *dev, uint64_t until_ns)
 		return;
 	ts.tv_sec = (time_t)((until_ns - now) / 1000000000ull);
 	ts.tv_nsec = (long)((until_ns - now) % 1000000000ull);
-	if (!xr_events_arm(dev))
-		return; /* records arrived meanwhile: handle them instead */
 	pthread_mutex_unlock(&dev->lock);
 	epoll_pwait2(dev->epfd, ev, 4, &ts, NULL);
 	pthread_mutex_lock(&dev->lock);
-	xr_events_disarm(dev);
 	/* Asleep here, we were watching: wake-ups are due to events or to our
 	 * own deadlines, not an absence. */
 	dev->seen_ns = xr_now_ns();
