@@ -12,6 +12,8 @@
  *  ack/nak authenticate and hand a compact record to the owning domain's
  *          ring buffer, so the library never parses frames.
  *  probe   answer in place with a probe reply (XDP_TX).
+ *  bind    a peer's half of a connection made from out-of-band information
+ *          (wire.h, XR_CTRL_BIND): to the owning domain's ring buffer.
  *  other   XDP_PASS, untouched.
  *
  * Each of those is a function below made of named steps; the steps that
@@ -176,6 +178,13 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xr_trace_rec);
 } xr_trace SEC(".maps");
+/* Per-interface flags (abi.h: XR_IF_*), set by `xroce attach`. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XR_MAX_IFS);
+	__type(key, __u32);
+	__type(value, __u32);
+} xr_ifs SEC(".maps");
 
 /* Steps that use the maps above. */
 #include "lib/stats.h"
@@ -271,6 +280,24 @@ __noinline int xr_csum_ok_global(struct xdp_md *ctx, __u32 udp_len)
 	return xr_udp_csum_ok(&h, end, (__u16)udp_len);
 }
 
+/* 1 if the datagram arrived partially checksummed on an interface where
+ * the kernel hands XDP such frames (abi.h: xr_ifs, XR_IF_CSUM_PARTIAL). */
+__noinline int xr_csum_partial_global(struct xdp_md *ctx, __u32 udp_len)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	__u32 ifindex = ctx->ingress_ifindex;
+	struct xr_hdrs h;
+	__u32 *flags;
+
+	flags = bpf_map_lookup_elem(&xr_ifs, &ifindex);
+	if (!flags || !(*flags & XR_IF_CSUM_PARTIAL))
+		return 0;
+	if (xr_parse(data, end, &h) != XR_PARSE_OK || !h.udp || udp_len > 0xffff)
+		return 0;
+	return xr_udp_csum_is_partial(&h, end, (__u16)udp_len);
+}
+
 /* ---- steps every packet type takes ------------------------------------ */
 
 /* Length of the UDP datagram, if it fits in the frame and holds at least
@@ -306,13 +333,18 @@ XR_INLINE __u32 xr_rx_len(struct xdp_md *ctx, const struct xr_hdrs *h,
 }
 
 /* Is the datagram's UDP checksum right, in the linear part or across the
- * fragments of a multi-buffer frame? */
+ * fragments of a multi-buffer frame?  Or, on an interface flagged for it,
+ * is the datagram partially checksummed (counted)? */
 XR_INLINE int xr_csum_ok(struct xdp_md *ctx, __u32 udp_len)
 {
 	int ok = xr_csum_ok_global(ctx, udp_len);
 
 	if (ok < 0)
 		ok = xr_csum_ok_frags_global(ctx, udp_len);
+	if (!ok && xr_csum_partial_global(ctx, udp_len)) {
+		xr_count(XR_STAT_RX_CSUM_PARTIAL);
+		ok = 1;
+	}
 	return ok;
 }
 
@@ -833,6 +865,93 @@ static __noinline int xr_rx_probe(struct xdp_md *ctx, struct xr_hdrs *h,
 	return xr_probe_answer(ctx, h->v6, pr, c, cfg);
 }
 
+/* ---- BIND ------------------------------------------------------------- */
+
+/* The connection a BIND half names, if it may take one: not connected
+ * yet (INIT) or bound by the same exchange (RTS: the peer resends until
+ * it hears from us). */
+XR_INLINE struct xr_conn *xr_bind_conn(struct xdp_md *ctx, struct xr_hdrs *h,
+				       void *end, const struct xr_ctrl_msg *m,
+				       __u32 *why)
+{
+	__u32 udp_len = xr_udp_len(ctx, h, end, sizeof(*m)), conn_id;
+	struct xr_conn *c;
+
+	*why = XR_STAT_DROP_BIND;
+	if (udp_len != sizeof(struct udphdr) + sizeof(*m) || (void *)(m + 1) > end)
+		return NULL;
+	conn_id = bpf_ntohl(m->dst_conn);
+	c = bpf_map_lookup_elem(&xr_conns, &conn_id);
+	*why = XR_STAT_DROP_NO_CONN;
+	if (!c)
+		return NULL;
+	*why = XR_STAT_DROP_CONN_STATE;
+	if (c->state != XR_CONN_INIT && c->state != XR_CONN_RTS)
+		return NULL;
+	return c;
+}
+
+/* The record: the message as received and the packet's source src
+ * (xr_src_addr), which is what the library trusts (with a cluster key,
+ * also the message's MAC). */
+XR_INLINE int xr_bind_record(struct xdp_md *ctx, struct xr_hdrs *h,
+			     struct xr_evt_bind *e, __u32 conn_id,
+			     const __u32 src[4], __u64 now)
+{
+	__builtin_memset(e, 0, sizeof(*e) - sizeof(e->msg));
+	e->type = XR_EVT_BIND;
+	e->conn = conn_id;
+	e->rx_ns = now;
+	e->src_port = bpf_ntohs(h->udp->source);
+	__builtin_memcpy(e->src_addr, src, 16);
+	return !bpf_xdp_load_bytes(ctx, h->l4_off + sizeof(struct udphdr), e->msg,
+				   sizeof(e->msg));
+}
+
+/* A BIND half (wire.h) for one of our connections: to the owning
+ * domain's event ring.  The message itself is only checked for its
+ * length and op here; the library checks the rest. */
+static __noinline int xr_rx_bind(struct xdp_md *ctx, struct xr_hdrs *h,
+				 const struct xr_cfg *cfg)
+{
+	void *end = (void *)(long)ctx->data_end;
+	struct xr_ctrl_msg *m = (void *)(h->udp + 1);
+	struct xr_evt_bind *e;
+	struct xr_conn *c;
+	__u32 why, domain, src[4];
+	__u64 now;
+	void *evq;
+
+	/* Other control messages never come to the data port. */
+	if ((void *)&m->op + 1 > end || m->op != XR_CTRL_BIND)
+		return xr_drop(XR_STAT_DROP_VERSION);
+	c = xr_bind_conn(ctx, h, end, m, &why);
+	if (!c)
+		return xr_drop(why);
+	if (!xr_src_addr(h, end, src))
+		return xr_drop(XR_STAT_DROP_PEER);
+	domain = c->domain;
+	if (cfg->flags & XR_CFG_VERIFY_CSUM &&
+	    xr_csum_ok(ctx, sizeof(struct udphdr) + sizeof(*m)) != 1)
+		return xr_drop(XR_STAT_DROP_CSUM);
+	now = bpf_ktime_get_ns();
+	if (!xr_domain_alive(ctx, h, end, domain, now))
+		return xr_drop(XR_STAT_DROP_DEAD);
+	evq = bpf_map_lookup_elem(&xr_evq, &domain);
+	if (!evq)
+		return xr_drop(XR_STAT_DROP_NO_MEM);
+	e = bpf_ringbuf_reserve(evq, sizeof(*e), 0);
+	if (!e)
+		return xr_drop(XR_STAT_DROP_EVQ_FULL); /* the peer resends it */
+	if (!xr_bind_record(ctx, h, e, bpf_ntohl(m->dst_conn), src, now)) {
+		bpf_ringbuf_discard(e, 0);
+		return xr_drop(XR_STAT_DROP_TRUNC);
+	}
+	bpf_ringbuf_submit(e, 0);
+	xr_count(XR_STAT_RX_BIND);
+	return XDP_DROP;
+}
+
 /* ---- frames built from the transmit ring ------------------------------ */
 
 /* A test run of this program by a library that transmits with it
@@ -894,7 +1013,7 @@ XR_INLINE int xr_is_tx_trigger(void *data, void *end)
 	       eth->h_proto == bpf_htons(XR_TXR_ETHERTYPE);
 }
 
-/* To our data port: data and probes.  The port belongs to xroce: nothing
+/* To our data port: data, probes and BIND halves.  The port belongs to xroce: nothing
  * addressed to it is passed. */
 XR_INLINE int xr_to_data_port(struct xdp_md *ctx, struct xr_hdrs *h,
 			      const struct xr_cfg *cfg, void *end)
@@ -910,6 +1029,8 @@ XR_INLINE int xr_to_data_port(struct xdp_md *ctx, struct xr_hdrs *h,
 		return xr_rx_data(ctx, h, cfg);
 	case XR_T_PROBE:
 		return xr_rx_probe(ctx, h, cfg, 0);
+	case XR_T_CTRL:
+		return xr_rx_bind(ctx, h, cfg);
 	default:
 		return xr_drop(XR_STAT_DROP_VERSION);
 	}

@@ -28,6 +28,8 @@
 #include "bpfmaps.h"
 #include "cli.h"
 #include "cmds.h"
+#include "ifflags.h"
+#include "nativeprep.h"
 #include "xdpif.h"
 #include "xrcfg.h"
 #include "xroce.skel.h"
@@ -60,6 +62,10 @@ static void usage(FILE *f)
 "there (also when it was attached by 'ip link' or 'xdp-loader').  When\n"
 "another interface of this network namespace runs xroce, IF gets that same\n"
 "program, so all planes share connections and memory.\n"
+"\n"
+"Before a native attach, LRO and hardware GRO are switched off, and on\n"
+"virtio_net the combined channels may be lowered so that XDP transmission\n"
+"has a queue on every CPU; each change is said.\n"
 "\n"
 "  -m, --mode M       auto (default: native, else generic), native, generic\n"
 "  -p, --port N       UDP port of xroce data (default %u; kept if already set)\n"
@@ -245,6 +251,26 @@ cleanup:
 	return rc;
 }
 
+/* Record IF's per-interface flags for mode (ifflags.h) and say what they
+ * mean.  An object without the flags map needs none. */
+static int record_flags(const char *ifname, uint32_t prog_id, int ifindex,
+			uint32_t mode)
+{
+	int rc = xr_ifflags_update(prog_id, ifindex, mode);
+
+	if (rc == -ENOENT)
+		return 0;
+	if (rc) {
+		xr_err(CMD, rc, "%s: cannot record its flags in prog %u", ifname,
+		       prog_id);
+		return rc;
+	}
+	if (mode == XDP_FLAGS_SKB_MODE)
+		printf("%s: generic mode: frames this host or its hypervisor left "
+		       "partially checksummed pass the checksum check\n", ifname);
+	return 0;
+}
+
 /* IF already runs xroce: configure it, do not touch the attachment. */
 static int attach_existing(const struct attach_opts *o,
 			   const struct xr_ifxdp *cur)
@@ -271,6 +297,8 @@ static int attach_existing(const struct attach_opts *o,
 	if (changed)
 		printf("%s: config of prog %u changed (was: %s)\n", o->ifname,
 		       cur->xroce_id, before);
+	if (record_flags(o->ifname, cur->xroce_id, cur->ifindex, cur->mode))
+		return XR_EXIT_FAIL;
 	return XR_EXIT_OK;
 }
 
@@ -361,6 +389,29 @@ cleanup:
 	return rc;
 }
 
+/* Native mode, after what the NIC needs for it (nativeprep.h), undone if
+ * the driver refuses the program after all.  A native program already on
+ * IF (being replaced) means the driver's queues are laid out for XDP. */
+static int attach_native(const struct attach_opts *o, int ifindex, int prog_fd,
+			 struct xr_ifxdp *cur)
+{
+	struct xr_prep prep;
+	bool prepared = false;
+	int rc;
+
+	if (!(cur->prog_id && cur->mode == XDP_FLAGS_DRV_MODE)) {
+		rc = xr_native_prepare(o->ifname, &prep);
+		if (rc)
+			return rc;
+		prepared = true;
+	}
+	xr_cli_kmsg_clear();
+	rc = xr_xdp_attach(ifindex, prog_fd, XDP_FLAGS_DRV_MODE, cur);
+	if (rc && prepared)
+		xr_native_undo(o->ifname, &prep);
+	return rc;
+}
+
 /* Attach in the mode asked for; auto tries native, then generic. */
 static int attach_prog(const struct attach_opts *o, int ifindex, int prog_fd,
 		       struct xr_ifxdp *cur, uint32_t *mode)
@@ -368,8 +419,12 @@ static int attach_prog(const struct attach_opts *o, int ifindex, int prog_fd,
 	int rc;
 
 	*mode = o->mode ? o->mode : XDP_FLAGS_DRV_MODE;
-	xr_cli_kmsg_clear();
-	rc = xr_xdp_attach(ifindex, prog_fd, *mode, cur);
+	if (*mode == XDP_FLAGS_DRV_MODE) {
+		rc = attach_native(o, ifindex, prog_fd, cur);
+	} else {
+		xr_cli_kmsg_clear();
+		rc = xr_xdp_attach(ifindex, prog_fd, *mode, cur);
+	}
 	if (!rc || o->mode)
 		return rc;
 	/* Busy/exists means someone attached a program meanwhile; a
@@ -480,7 +535,7 @@ static int attach_planned(const struct attach_opts *o, int ifindex,
 	    configure(p->prog_id, o, false, &p->changed, p->before, p->cfgs,
 		      sizeof(p->cfgs)))
 		return -1;
-	return 0;
+	return record_flags(o->ifname, p->prog_id, ifindex, *mode) ? -1 : 0;
 }
 
 int cmd_attach(int argc, char **argv)

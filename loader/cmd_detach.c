@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "ifflags.h"
 #include "xdpif.h"
 
 #define CMD "detach"
@@ -108,6 +109,8 @@ static int report_xroce(const char *ifname, int ifindex,
 
 	printf("%s: detached xroce prog %u (%s mode)\n", ifname, cur->xroce_id,
 	       xr_xdp_mode_name(cur->mode));
+	/* Its flags go with it (gone anyway once nothing holds the maps). */
+	xr_ifflags_update(cur->xroce_id, ifindex, 0);
 	rc = other_planes(cur->xroce_id, ifindex, others, sizeof(others));
 	if (rc)
 		return xr_err(CMD, rc, "cannot list the interfaces of this namespace");

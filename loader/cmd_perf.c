@@ -63,6 +63,8 @@ static void usage(FILE *f)
 "  -c, --conns N       connections (bw mode; default 1, max %d)\n"
 "  -P, --paths N       paths per connection (default 8)\n"
 "      --mtu N         IP MTU to use (default: the interface's)\n"
+"      --max-inflight N packets in flight per connection at most, 2..4096\n"
+"                      (the QP's max_inflight; default: the library's, 128)\n"
 "      --once          server: exit after its clients are gone\n"
 "      --interval-ms N bw: also print goodput every N ms (acknowledged bytes)\n"
 "      --wait          lat: sleep on the CQ for each echo (both ends) instead\n"
@@ -110,6 +112,10 @@ static int parse_conn_opt(int c, const char *arg, struct pf_opts *o)
 	case 'U':
 		if (xr_parse_u32(arg, 576, 9216, &o->mtu))
 			return xr_usage_err("perf", "mtu must be 576..9216");
+		return XR_CONTINUE;
+	case 'M':
+		if (xr_parse_u32(arg, 2, 4096, &o->max_inflight))
+			return xr_usage_err("perf", "max-inflight must be 2..4096");
 		return XR_CONTINUE;
 	case 'R':
 		o->no_redundant = 1;
@@ -211,6 +217,7 @@ static int parse(int argc, char **argv, struct pf_opts *o)
 		{ "conns", required_argument, NULL, 'c' },
 		{ "paths", required_argument, NULL, 'P' },
 		{ "mtu", required_argument, NULL, 'U' },
+		{ "max-inflight", required_argument, NULL, 'M' },
 		{ "once", no_argument, NULL, 'O' },
 		{ "interval-ms", required_argument, NULL, 'I' },
 		{ "tx-engine", required_argument, NULL, 'E' },

@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +42,8 @@ struct send_opts {
 	uint64_t total;          /* -n BYTES */
 	uint64_t wrmax;          /* largest single WRITE */
 	uint64_t seed;
+	uint64_t pause_at;       /* --pause-at BYTES; UINT64_MAX: none */
+	uint32_t pause_ms;       /* --pause-ms */
 };
 
 /* One transfer being sent. */
@@ -60,6 +63,8 @@ struct sender {
 	bool done_posted, done_completed;
 	int result;              /* the receiver's verdict: -1 none yet, 1 ok */
 	double waiting_since;    /* idle with nothing outstanding since */
+	double pause_until;      /* --pause-at: idle until then (0: not yet) */
+	bool pausing;
 	uint32_t give_up_ms;
 	double t0, t1;
 };
@@ -76,6 +81,9 @@ static void usage(FILE *f)
 "  -f, --file FILE     send FILE\n"
 "  -w, --wr BYTES      largest single WRITE (default 1M)\n"
 "      --seed N        pattern seed (default 1)\n"
+"      --pause-at BYTES  once BYTES went out and were acknowledged, post\n"
+"                      nothing for --pause-ms (the connection stays up, idle)\n"
+"      --pause-ms MS   length of that pause (default 5000)\n"
 "%s", xf_common_help);
 }
 
@@ -100,6 +108,14 @@ static int parse_opt(int c, const char *arg, struct send_opts *o,
 		if (xf_parse_size(arg, &o->seed))
 			return xr_usage_err(CMD, "bad seed '%s'", arg);
 		return XR_CONTINUE;
+	case 'A':
+		if (xf_parse_size(arg, &o->pause_at))
+			return xr_usage_err(CMD, "bad size '%s'", arg);
+		return XR_CONTINUE;
+	case 'M':
+		if (xr_parse_u32(arg, 0, 3600000, &o->pause_ms))
+			return xr_usage_err(CMD, "bad pause '%s'", arg);
+		return XR_CONTINUE;
 	}
 	return xf_parse_common(CMD, c, arg, &o->co);
 }
@@ -112,6 +128,8 @@ static int parse(int argc, char **argv, struct send_opts *o)
 		{ "file", required_argument, NULL, 'f' },
 		{ "wr", required_argument, NULL, 'w' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "pause-at", required_argument, NULL, 'A' },
+		{ "pause-ms", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool have_n = false;
@@ -121,6 +139,8 @@ static int parse(int argc, char **argv, struct send_opts *o)
 	o->co.port = XF_DEFAULT_PORT;
 	o->wrmax = 1u << 20;
 	o->seed = 1;
+	o->pause_at = UINT64_MAX;
+	o->pause_ms = 5000;
 	while ((c = getopt_long(argc, argv, ":" XF_COMMON_SHORT "n:f:w:", opts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
@@ -301,7 +321,7 @@ static int take_credits(struct sender *s)
  * the same timeout.  heard: the receiver's messages just taken. */
 static int watch_receiver(struct sender *s, int heard)
 {
-	if (heard > 0 || s->inflight[0] || s->inflight[1] ||
+	if (heard > 0 || s->inflight[0] || s->inflight[1] || s->pausing ||
 	    (s->done_posted && !s->done_completed)) {
 		s->waiting_since = 0;
 	} else if (!s->waiting_since) {
@@ -331,6 +351,21 @@ static int reap(struct sender *s)
 	return watch_receiver(s, n);
 }
 
+/* --pause-at: past it, post nothing more, and once everything sent so far
+ * is acknowledged (the WRITEs completed) stay idle for pause_ms, e.g. while
+ * a test changes the MTU.  True while pausing. */
+static bool pause_now(struct sender *s)
+{
+	if (s->off < s->o->pause_at || s->off >= s->total)
+		return false;
+	if (!s->pause_until && !s->inflight[0] && !s->inflight[1]) {
+		s->pause_until = xf_now() + s->o->pause_ms / 1e3;
+		fprintf(stderr, "xroce send: %" PRIu64 " bytes acknowledged, "
+			"idle for %u ms\n", s->off, s->o->pause_ms);
+	}
+	return !s->pause_until || xf_now() < s->pause_until;
+}
+
 /* Send every chunk as its half is free at both ends, then the trailer,
  * until the verdict is in and every WRITE is complete. */
 static int send_all(struct sender *s)
@@ -345,7 +380,8 @@ static int send_all(struct sender *s)
 	s->t0 = xf_now();
 	while (s->result < 0 || !s->done_completed || s->inflight[0] ||
 	       s->inflight[1]) {
-		if (s->off < s->total && (s->credits & (1u << (s->k % 2))) &&
+		s->pausing = pause_now(s);
+		if (!s->pausing && s->off < s->total && (s->credits & (1u << (s->k % 2))) &&
 		    !s->inflight[s->k % 2]) {
 			rc = send_chunk(s);
 		} else {

@@ -22,23 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/mman.h>
-#include <bpf/bpf.h>
 
-#include "bpfmaps.h"
 #include "cli.h"
 #include "cmds.h"
-#include "xdpif.h"
+#include "domview.h"
 #include "contract/abi.h"
 
 #define CMD "stats"
 #define MAX_DOMAINS 256
-
-struct dom_view {
-	uint32_t domain;
-	uint32_t pid;
-	const uint8_t *mem;      /* XR_TELEM_BYTES, read-only */
-};
 
 /* Previous sample of one path, for throughput. */
 struct prev {
@@ -59,93 +50,6 @@ static const char *state_name(unsigned int s)
 	static const char *n[] = { "good", "congested", "suspect", "down" };
 
 	return s < 4 ? n[s] : "?";
-}
-
-/* Ids of the xroce programs of this namespace's interfaces (ifname: of
- * that one only), each once, at most 32.  0, -ENOENT for none, or a
- * negative errno. */
-static int find_progs(const char *ifname, uint32_t *progs, int *nprogs)
-{
-	struct xr_ifxdp *ifs = NULL;
-	size_t nifs = 0, i;
-	int rc, j;
-
-	*nprogs = 0;
-	rc = xr_ifxdp_list(&ifs, &nifs);
-	if (rc)
-		return rc;
-	for (i = 0; i < nifs; i++) {
-		bool seen = false;
-
-		if (!ifs[i].xroce_id || (ifname && strcmp(ifname, ifs[i].name) != 0))
-			continue;
-		for (j = 0; j < *nprogs; j++)
-			seen |= progs[j] == ifs[i].xroce_id;
-		if (!seen && *nprogs < 32)
-			progs[(*nprogs)++] = ifs[i].xroce_id;
-	}
-	free(ifs);
-	return *nprogs ? 0 : -ENOENT;
-}
-
-/* Map the telemetry pages of domain `key` of m read-only into *dv; false
- * if the domain is gone or publishes no telemetry we understand. */
-static bool map_domain(const struct xr_maps *m, uint32_t key,
-		       struct dom_view *dv)
-{
-	const struct xr_telem_hdr *h;
-	struct xr_domain d;
-	uint32_t inner_id;
-	void *p;
-	int fd;
-
-	if (bpf_map_lookup_elem(m->domains, &key, &d) ||
-	    bpf_map_lookup_elem(m->mem, &key, &inner_id))
-		return false;
-	fd = bpf_map_get_fd_by_id(inner_id);
-	if (fd < 0)
-		return false;
-	p = mmap(NULL, XR_TELEM_BYTES, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return false;
-	h = p;
-	if (h->magic != XR_TELEM_MAGIC || h->version != XR_TELEM_VERSION ||
-	    h->slot_size != sizeof(struct xr_telem) || h->nslots > XR_TELEM_SLOTS) {
-		munmap(p, XR_TELEM_BYTES);
-		return false;
-	}
-	dv->domain = key;
-	dv->pid = h->pid;
-	dv->mem = p;
-	return true;
-}
-
-/* Map the telemetry pages of every domain of the xroce programs here. */
-static int open_domains(const char *ifname, struct dom_view *dv, int *ndv)
-{
-	uint32_t progs[32];
-	int nprogs, rc, j;
-
-	*ndv = 0;
-	rc = find_progs(ifname, progs, &nprogs);
-	if (rc)
-		return rc;
-	for (j = 0; j < nprogs; j++) {
-		struct xr_maps m;
-		uint32_t key, next, *prev = NULL;
-
-		if (xr_maps_open_prog(progs[j], &m))
-			continue;
-		while (!bpf_map_get_next_key(m.domains, prev, &next) && *ndv < MAX_DOMAINS) {
-			key = next;
-			prev = &key;
-			if (map_domain(&m, key, &dv[*ndv]))
-				(*ndv)++;
-		}
-		xr_maps_close(&m);
-	}
-	return 0;
 }
 
 /* Consistent copy of a slot; false if it is free or kept changing. */
@@ -236,7 +140,7 @@ static void path_json(unsigned int p, const struct xr_telem_path *tp,
 	       tp->cwnd, tp->inflight);
 }
 
-static void path_text(const struct dom_view *dv, const struct xr_telem *t,
+static void path_text(const struct xr_domview *dv, const struct xr_telem *t,
 		      unsigned int p, double ecn, double gbps)
 {
 	const struct xr_telem_path *tp = &t->path[p];
@@ -253,7 +157,7 @@ static void path_text(const struct dom_view *dv, const struct xr_telem *t,
 
 /* The paths of connection t: throughput since the last refresh, ECN-marked
  * fraction, and the counters. */
-static void print_paths(struct round *r, const struct dom_view *dv,
+static void print_paths(struct round *r, const struct xr_domview *dv,
 			const struct xr_telem *t)
 {
 	uint32_t p;
@@ -280,7 +184,7 @@ static void print_paths(struct round *r, const struct dom_view *dv,
 }
 
 /* Every connection domain dv publishes. */
-static void print_domain(struct round *r, const struct dom_view *dv)
+static void print_domain(struct round *r, const struct xr_domview *dv)
 {
 	const struct xr_telem *slots = (const void *)(dv->mem +
 						      sizeof(struct xr_telem_hdr));
@@ -309,7 +213,7 @@ static void print_domain(struct round *r, const struct dom_view *dv)
 }
 
 /* Control messages a domain dropped, by reason (text: only if any). */
-static void print_ctrl(const struct dom_view *dv, bool json, bool first)
+static void print_ctrl(const struct xr_domview *dv, bool json, bool first)
 {
 	const struct xr_telem_hdr *h = (const void *)dv->mem;
 
@@ -333,7 +237,7 @@ static void print_ctrl(const struct dom_view *dv, bool json, bool first)
 
 /* One refresh of every domain; *pvp and *npvp: the samples of the last
  * refresh in, of this one out. */
-static void print_round(struct dom_view *dv, int ndv, struct prev **pvp,
+static void print_round(struct xr_domview *dv, int ndv, struct prev **pvp,
 			size_t *npvp, bool json, uint64_t now)
 {
 	struct round r = { .last = *pvp, .nlast = *npvp, .json = json,
@@ -426,18 +330,10 @@ static int parse(int argc, char **argv, struct stats_opts *o)
 	return XR_CONTINUE;
 }
 
-static void unmap_domains(struct dom_view *dv, int ndv)
-{
-	int d;
-
-	for (d = 0; d < ndv; d++)
-		munmap((void *)dv[d].mem, XR_TELEM_BYTES);
-}
-
 int cmd_stats(int argc, char **argv)
 {
 	struct stats_opts o = { .interval = 1.0 };
-	struct dom_view dv[MAX_DOMAINS];
+	struct xr_domview dv[MAX_DOMAINS];
 	struct prev *pv = NULL;
 	size_t npv = 0;
 	uint32_t round;
@@ -456,8 +352,8 @@ int cmd_stats(int argc, char **argv)
 		int err;
 
 		/* Domains come and go with processes: look again every round. */
-		unmap_domains(dv, ndv);
-		err = open_domains(o.ifname, dv, &ndv);
+		xr_domviews_close(dv, ndv);
+		err = xr_domviews_open(o.ifname, dv, MAX_DOMAINS, &ndv);
 		if (err) {
 			rc = err == -ENOENT ?
 				xr_err(CMD, err, "xroce is not attached to %s",
@@ -474,7 +370,7 @@ int cmd_stats(int argc, char **argv)
 			break;
 		usleep((useconds_t)(o.interval * 1e6));
 	}
-	unmap_domains(dv, ndv);
+	xr_domviews_close(dv, ndv);
 	free(pv);
 	return rc;
 }

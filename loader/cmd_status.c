@@ -21,7 +21,10 @@
 #include "bpfmaps.h"
 #include "cli.h"
 #include "cmds.h"
+#include "domview.h"
+#include "ifflags.h"
 #include "jsonw.h"
+#include "planeinfo.h"
 #include "statnames.h"
 #include "xdpif.h"
 #include "xrcfg.h"
@@ -30,6 +33,7 @@
 #define CMD "status"
 /* Text output lists this many connections per program; --json all. */
 #define TEXT_MAX_CONNS 64
+#define MAX_DOMVIEWS 256
 
 struct prog_view {
 	uint32_t prog_id;
@@ -49,8 +53,10 @@ static void usage(FILE *f)
 "usage: xroce status [IF] [--json]\n"
 "\n"
 "Show every interface of this network namespace that runs xroce (or just\n"
-"IF): program id and mode; and for each xroce program: data port, flags,\n"
-"counters (summed over CPUs), domains, memory regions and connections.\n"
+"IF): program id and mode, driver, RX queues, MTU and transmit engine (of\n"
+"each process using it, and what a new process would choose); and for each\n"
+"xroce program: data port, flags, counters (summed over CPUs), domains,\n"
+"memory regions and connections.\n"
 "\n"
 "  -j, --json  machine-readable output\n"
 "  -h, --help  this help\n");
@@ -207,15 +213,29 @@ static unsigned int npeers(const struct xr_conn *c)
 
 /* ---- text output ------------------------------------------------------- */
 
-static void text_iface(const struct xr_ifxdp *i, const struct prog_view *v)
+static void text_iface(const struct xr_ifxdp *i, const struct prog_view *v,
+		       const struct xr_domview *dv, int ndv)
 {
+	struct xr_planeinfo pi;
 	char cfg[256];
+	uint32_t k;
 
 	xr_cfg_str(&v->cfg, cfg, sizeof(cfg));
 	printf("%s: xroce prog %u", i->name, i->xroce_id);
 	if (i->prog_id != i->xroce_id)
 		printf(" inside libxdp dispatcher %u", i->prog_id);
 	printf(", %s mode, %s\n", xr_xdp_mode_name(i->mode), cfg);
+	if (xr_planeinfo_get(i, v->m.txq >= 0, dv, ndv, &pi))
+		return;
+	printf("  driver %s, %u RX queue%s, MTU %d, transmit engine %s",
+	       pi.nic.driver[0] ? pi.nic.driver : "?", pi.rx_queues,
+	       pi.rx_queues == 1 ? "" : "s", pi.mtu, xr_planeinfo_engine(&pi));
+	for (k = 0; k < pi.nusers; k++)
+		printf("%s%s pid %u", k ? ", " : " (", xr_telem_engine_name(pi.users[k].engine),
+		       pi.users[k].pid);
+	printf("%s; a new process: %s\n", pi.nusers ? ")" : "", pi.engine_default);
+	if (!xr_ifflags_get(i->xroce_id, i->ifindex, &k) && (k & XR_IF_CSUM_PARTIAL))
+		printf("  partially checksummed frames pass the checksum check\n");
 }
 
 static void text_conns(const struct prog_view *v)
@@ -282,8 +302,13 @@ static void text_prog(const struct prog_view *v, const struct xr_ifxdp *all,
 
 /* ---- JSON output ------------------------------------------------------- */
 
-static void json_iface(struct xr_jw *w, const struct xr_ifxdp *i)
+static void json_iface(struct xr_jw *w, const struct xr_ifxdp *i,
+		       const struct prog_view *v, const struct xr_domview *dv,
+		       int ndv)
 {
+	struct xr_planeinfo pi;
+	uint32_t k;
+
 	xr_jw_obj_open(w, NULL);
 	xr_jw_str(w, "name", i->name);
 	xr_jw_u64(w, "ifindex", (uint64_t)i->ifindex);
@@ -291,6 +316,32 @@ static void json_iface(struct xr_jw *w, const struct xr_ifxdp *i)
 	xr_jw_str(w, "mode", xr_xdp_mode_name(i->mode));
 	xr_jw_u64(w, "attached_prog_id", i->prog_id);
 	xr_jw_bool(w, "in_dispatcher", i->prog_id != i->xroce_id);
+	if (v && !xr_planeinfo_get(i, v->m.txq >= 0, dv, ndv, &pi)) {
+		xr_jw_str(w, "driver", pi.nic.driver);
+		xr_jw_u64(w, "rx_queues", pi.rx_queues);
+		if (pi.nic.has_channels) {
+			xr_jw_obj_open(w, "channels");
+			xr_jw_u64(w, "combined", pi.nic.combined);
+			xr_jw_u64(w, "max_combined", pi.nic.max_combined);
+			xr_jw_u64(w, "rx", pi.nic.rx);
+			xr_jw_u64(w, "tx", pi.nic.tx);
+			xr_jw_obj_close(w);
+		}
+		xr_jw_u64(w, "mtu", (uint64_t)pi.mtu);
+		xr_jw_str(w, "tx_engine", xr_planeinfo_engine(&pi));
+		xr_jw_str(w, "tx_engine_default", pi.engine_default);
+		if (xr_ifflags_get(i->xroce_id, i->ifindex, &k))
+			k = 0;
+		xr_jw_bool(w, "csum_partial_ok", (k & XR_IF_CSUM_PARTIAL) != 0);
+		xr_jw_arr_open(w, "tx_users");
+		for (k = 0; k < pi.nusers; k++) {
+			xr_jw_obj_open(w, NULL);
+			xr_jw_u64(w, "pid", pi.users[k].pid);
+			xr_jw_str(w, "tx_engine", xr_telem_engine_name(pi.users[k].engine));
+			xr_jw_obj_close(w);
+		}
+		xr_jw_arr_close(w);
+	}
 	xr_jw_obj_close(w);
 }
 
@@ -420,6 +471,8 @@ struct status {
 	size_t n, nsel;
 	struct prog_view *views;
 	size_t nviews;
+	struct xr_domview *dv;   /* the processes using xroce here */
+	int ndv;
 };
 
 /* [IF] [--json]: XR_CONTINUE, or an exit status. */
@@ -530,6 +583,26 @@ out:
 	return rc;
 }
 
+static const struct prog_view *view_of(const struct status *st, uint32_t prog_id)
+{
+	size_t j;
+
+	for (j = 0; j < st->nviews; j++)
+		if (st->views[j].prog_id == prog_id)
+			return &st->views[j];
+	return NULL;
+}
+
+/* The telemetry pages of the processes using the selected interfaces
+ * (their transmit engines); none is no error. */
+static void load_domviews(struct status *st, const char *ifname)
+{
+	st->dv = calloc(MAX_DOMVIEWS, sizeof(*st->dv));
+	if (st->dv && st->nsel &&
+	    xr_domviews_open(ifname, st->dv, MAX_DOMVIEWS, &st->ndv))
+		st->ndv = 0;
+}
+
 static void print_json(const struct status *st)
 {
 	struct xr_jw w;
@@ -539,7 +612,8 @@ static void print_json(const struct status *st)
 	xr_jw_obj_open(&w, NULL);
 	xr_jw_arr_open(&w, "interfaces");
 	for (i = 0; i < st->nsel; i++)
-		json_iface(&w, &st->sel[i]);
+		json_iface(&w, &st->sel[i], view_of(st, st->sel[i].xroce_id),
+			   st->dv, st->ndv);
 	xr_jw_arr_close(&w);
 	xr_jw_arr_open(&w, "programs");
 	for (i = 0; i < st->nviews; i++)
@@ -560,7 +634,7 @@ static void print_text(const struct status *st)
 	for (i = 0; i < st->nsel; i++)
 		for (j = 0; j < st->nviews; j++)
 			if (st->views[j].prog_id == st->sel[i].xroce_id)
-				text_iface(&st->sel[i], &st->views[j]);
+				text_iface(&st->sel[i], &st->views[j], st->dv, st->ndv);
 	for (j = 0; j < st->nviews; j++)
 		text_prog(&st->views[j], st->all, st->n);
 }
@@ -584,6 +658,7 @@ int cmd_status(int argc, char **argv)
 	}
 	rc = XR_EXIT_FAIL;
 	if (!select_ifaces(&st, ifname, ifindex) && !load_views(&st)) {
+		load_domviews(&st, ifname);
 		if (json)
 			print_json(&st);
 		else
@@ -593,6 +668,9 @@ int cmd_status(int argc, char **argv)
 	for (j = 0; st.views && j < st.nviews; j++)
 		view_free(&st.views[j]);
 	free(st.views);
+	if (st.dv)
+		xr_domviews_close(st.dv, st.ndv);
+	free(st.dv);
 	free(st.sel);
 	free(st.all);
 	return rc;

@@ -25,5 +25,6 @@ int cmd_send(int argc, char **argv);
 int cmd_recv(int argc, char **argv);
 int cmd_perf(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif /* XR_LOADER_CMDS_H */

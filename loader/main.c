@@ -24,6 +24,7 @@ static const struct xr_cmd cmds[] = {
 	{ "recv", cmd_recv, "receive one transfer from `xroce send` and verify it" },
 	{ "stats", cmd_stats, "live per-path telemetry of running connections (any process)" },
 	{ "perf", cmd_perf, "WRITE bandwidth and latency (like ib_write_bw / ib_write_lat)" },
+	{ "run", cmd_run, "run an unmodified ibverbs program on xroce (xroce run -- CMD)" },
 };
 
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))

@@ -67,6 +67,7 @@ struct pf_opts {
 	int nplanes;
 	uint16_t port;
 	uint32_t npaths, conns, depth, iters, mtu;
+	uint32_t max_inflight; /* QP attribute, 0 = the library's default */
 	uint64_t sizes[PF_MAX_SIZES];
 	int nsizes;
 	double secs;

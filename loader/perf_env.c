@@ -77,6 +77,7 @@ int pf_qp(const struct pf_opts *o, struct pf_env *e, struct xroce_qp **qp)
 	qa.max_send_wr = 4096;
 	qa.npaths = o->npaths;
 	qa.mtu = o->mtu;
+	qa.max_inflight = o->max_inflight;
 	if (o->no_redundant)
 		qa.flags |= XROCE_QP_NO_REDUNDANT;
 	rc = xroce_create_qp(e->pd, &qa, qp);

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # bash completion for xroce(8): commands, each command's options, interface
 # names where an interface goes, files for -f/-o, the values of --mode and
-# --tx-engine.  Installed as share/bash-completion/completions/xroce; needs
+# --tx-engine, and for `xroce run -- CMD` the command and then files.  Installed as share/bash-completion/completions/xroce; needs
 # nothing from the bash-completion package.  Keep the option lists in step
 # with the usage texts in loader/cmd_*.c (tests/integration/test_completion.sh
 # checks them against `xroce COMMAND --help`).
 
-_xroce_commands="attach detach status send recv stats perf help"
+_xroce_commands="attach detach status send recv stats perf run help"
 
 # _xroce_opts COMMAND: its options; _xroce_valued COMMAND: those that take
 # a value (so that the word after them is not a positional argument).
@@ -17,9 +17,10 @@ _xroce_opts() {
 	detach) echo "-f --force -h --help" ;;
 	status) echo "-j --json -h --help" ;;
 	stats) echo "-i --interval -n --count -j --json -h --help" ;;
-	send) echo "$common -n --bytes -f --file -w --wr --seed" ;;
+	send) echo "$common -n --bytes -f --file -w --wr --seed --pause-at --pause-ms" ;;
 	recv) echo "$common -b --buf -o --output --idle --accept-timeout" ;;
-	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --once --interval-ms --wait --breakdown --no-redundant --key --from --tx-engine -j --json -v --verbose -h --help" ;;
+	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --max-inflight --once --interval-ms --wait --breakdown --no-redundant --key --from --tx-engine -j --json -v --verbose -h --help" ;;
+	run) echo "-D --devices -m --mem-size -P --paths -k --key -v --verbose -L --print-libdir -h --help" ;;
 	esac
 }
 
@@ -28,9 +29,10 @@ _xroce_valued() {
 	case $1 in
 	attach) echo "-m --mode -p --port -c --max-conns --rate-capacity --active-window" ;;
 	stats) echo "-i --interval -n --count" ;;
-	send) echo "$common -n --bytes -f --file -w --wr --seed" ;;
+	send) echo "$common -n --bytes -f --file -w --wr --seed --pause-at --pause-ms" ;;
 	recv) echo "$common -b --buf -o --output --idle --accept-timeout" ;;
-	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --interval-ms --key --from --tx-engine" ;;
+	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --max-inflight --interval-ms --key --from --tx-engine" ;;
+	run) echo "-D --devices -m --mem-size -P --paths -k --key" ;;
 	esac
 }
 
@@ -64,7 +66,7 @@ _xroce_value() {
 		mapfile -t COMPREPLY < <(compgen -W "af_xdp test_run" -- "$cur") ;;
 	send:-i | send:--iface | recv:-i | recv:--iface | perf:-i | perf:--iface)
 		mapfile -t COMPREPLY < <(compgen -W "$(_xroce_ifaces)" -- "$cur") ;;
-	send:-f | send:--file | recv:-o | recv:--output | *:--key)
+	send:-f | send:--file | recv:-o | recv:--output | *:--key | run:-k)
 		compopt -o filenames 2>/dev/null || true
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur") ;;
 	esac
@@ -101,6 +103,20 @@ _xroce() {
 			mapfile -t COMPREPLY < <(compgen -W "$_xroce_commands" -- "$cur")
 		fi
 		return 0
+	fi
+	# xroce run [options] -- CMD ARGS: after "--", CMD is a command and
+	# its arguments are files.
+	if [ "$cmd" = run ]; then
+		for ((i = ci + 1; i < COMP_CWORD; i++)); do
+			[ "${COMP_WORDS[i]}" = -- ] || continue
+			if [ $((i + 1)) -eq "$COMP_CWORD" ]; then
+				mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+			else
+				compopt -o filenames 2>/dev/null || true
+				mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+			fi
+			return 0
+		done
 	fi
 	# --opt=value is split at '=' by readline: treat it as --opt value.
 	prev=${COMP_WORDS[COMP_CWORD - 1]}

@@ -16,6 +16,9 @@
 #                exported to the tests as XR_TIME_SCALE
 #   XRVM_MODLIST when set, a file of kernel modules to load first (vng)
 #   XRVM_INITBIN vmtest/init.c's binary, which loads them
+#   XRVM_VM      a or b: one VM of the twovm pair (vmtest/twovm/boot.sh);
+#                runs no tests itself but vmtest/twovm/agent.sh on the
+#                writable share run.sh gives it (tag xrshare, /run/xrshare)
 # Prints "XRVM-TEST <name> PASS|FAIL <seconds>s" per test for run.sh, and
 # exits 0 only if every test passed.
 set -u
@@ -26,6 +29,7 @@ SCALE=${XRVM_SCALE:-1}
 # For tests that stretch their own timing on a slow (emulated) machine.
 export XR_TIME_SCALE=$SCALE
 IFS=, read -r -a GROUPS_WANTED <<<"${XRVM_TESTS:-kcheck,bpf,transfer,multiprog}"
+[ -n "${XRVM_VM:-}" ] && GROUPS_WANTED=(agent)
 
 say() { printf 'xrvm-guest: %s\n' "$*"; }
 
@@ -63,6 +67,12 @@ setup() {
 		mount -t 9p -o ro,trans=virtio,version=9p2000.L,msize=512000,cache=loose xrproj "$DIR" ||
 			say "cannot mount the project share on $DIR"
 	fi
+	# twovm: the share the host's test driver and this VM's agent use.
+	if grep -qs xrshare /sys/bus/virtio/drivers/9pnet_virtio/*/mount_tag; then
+		mkdir -p /run/xrshare
+		mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 xrshare /run/xrshare ||
+			say "cannot mount the twovm share"
+	fi
 	# The tree writable, changes kept in memory.
 	mkdir -p /run/xrvm/up /run/xrvm/work
 	if ! mount -t overlay overlay \
@@ -71,7 +81,7 @@ setup() {
 	fi
 	ip link set lo up
 	ulimit -l unlimited
-	hostname xrvm 2>/dev/null
+	hostname "xrvm${XRVM_VM:+-$XRVM_VM}" 2>/dev/null
 }
 
 RESULTS=()
@@ -120,6 +130,8 @@ run_group() {
 		run_test fabric 900 bash tests/fabric/test_fabric.sh ;;
 	multiprog) # xroce next to another program in libxdp's dispatcher
 		run_test multiprog 600 env XRVM_REQUIRE_MULTIPROG=1 bash vmtest/test_multiprog.sh ;;
+	agent) # twovm: run what the host's driver asks, until it says exit
+		run_test "agent:${XRVM_VM:-?}" 86400 bash vmtest/twovm/agent.sh /run/xrshare ;;
 	suite) # the whole suite, as `make test` runs it
 		run_test suite 3600 bash tests/run-all.sh ;;
 	*)

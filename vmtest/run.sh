@@ -11,6 +11,13 @@
 #   multiprog     vmtest/test_multiprog.sh (xdp-loader dispatcher, 2 programs)
 #   unit attach fabric transfer-full     the other tests one by one
 #   suite         tests/run-all.sh, everything `make test` runs
+#   twovm         TWO VMs joined by taps in a namespace of the host, each
+#                 with a multiqueue virtio-net (native XDP) and an e1000e
+#                 (generic XDP): vmtest/twovm/test_twovm.sh, the full set
+#   twovm-smoke   its short subset (what CI runs)
+#   twovm-drivers 32 MiB at 0% and 1% loss over each NIC, and the MTU case
+#                 (the per-driver figures of docs/PERFORMANCE.md)
+#   The twovm groups run on their own (not mixed with the one-VM groups).
 #
 # Options:
 #   --kernel-pkg PKG  Debian kernel package to boot (default: the one
@@ -27,18 +34,20 @@
 #   --timeout S       limit for the whole VM (default 900 s with KVM,
 #                     3600 s under TCG)
 #   --scale N         timeout multiplier inside the guest (1 KVM, 10 TCG)
-#   --mem MB, --smp N guest size (2048, 2)
+#   --mem MB, --smp N guest size (2048, 2; twovm: each VM)
+#   --queues N        twovm: queue pairs of each virtio-net NIC (8)
 #   --cache DIR       downloaded kernels (~/.cache/xroce-vmtest)
 #   -q, --quiet       do not stream the console, print the summary only
 #
 # The environment may set the same: XRVM_TESTS ("kcheck bpf"), XRVM_ACCEL,
-# XRVM_RUNNER, XRVM_TIMEOUT, XRVM_SCALE, XRVM_KERNEL_PKG, XRVM_QUIET=1,
+# XRVM_RUNNER, XRVM_TIMEOUT, XRVM_SCALE, XRVM_KERNEL_PKG, XRVM_QUIET=1, XRVM_QUEUES,
 # XRVM_KVM_PROBE (seconds KVM gets to reach the guest's init, 20), and
 # XROCE_VMTEST_CACHE; e.g. `make vmtest XRVM_TESTS=multiprog XRVM_ACCEL=tcg`.
 #
 # Without /dev/kvm (or when nested KVM does not boot the guest) qemu
 # emulates the CPU (TCG): it says so, and everything is 10-20x slower.
-# The console goes to build/vmtest/console.log.  Exit status: 0 when every
+# The console goes to build/vmtest/console.log (twovm: console-a.log,
+# console-b.log, and the tests' own log twovm.log).  Exit status: 0 when every
 # test passed in the guest, 1 when one failed, 2 on usage errors, 3 when
 # the VM could not be prepared or did not finish (timeout, crash).
 set -euo pipefail
@@ -52,6 +61,8 @@ OUT=$ROOT/build/vmtest
 # hardware RNG so that nothing waits for entropy.
 MODULES=(virtio_pci virtio_rng 9pnet_virtio 9p overlay veth sch_ingress
 	cls_bpf act_bpf sch_tbf sch_htb)
+# twovm: the NIC drivers under test, and netem for the guests' own use.
+MODULES_TWOVM=(virtio_net e1000e sch_netem)
 
 usage() {
 	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
@@ -63,6 +74,7 @@ note() { printf 'vmtest: %s\n' "$*" >&2; }
 # Defaults from the environment, for `make vmtest XRVM_TESTS=...` and CI.
 KPKG=${XRVM_KERNEL_PKG:-} KDEB='' KIMG='' KMODS='' ACCEL=${XRVM_ACCEL:-auto} RUNNER=${XRVM_RUNNER:-auto}
 TIMEOUT=${XRVM_TIMEOUT:-} SCALE=${XRVM_SCALE:-} MEM=2048 SMP=2 QUIET=${XRVM_QUIET:-0}
+QUEUES=${XRVM_QUEUES:-8}
 CACHE=${XROCE_VMTEST_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/xroce-vmtest}
 TESTS=()
 while [ $# -gt 0 ]; do
@@ -77,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--scale) SCALE=${2:?}; shift ;;
 	--mem) MEM=${2:?}; shift ;;
 	--smp) SMP=${2:?}; shift ;;
+	--queues) QUEUES=${2:?}; shift ;;
 	--cache) CACHE=${2:?}; shift ;;
 	-q | --quiet) QUIET=1 ;;
 	-h | --help) usage ;;
@@ -89,6 +102,20 @@ if [ ${#TESTS[@]} -eq 0 ]; then
 	IFS=', ' read -r -a TESTS <<<"${XRVM_TESTS:-kcheck bpf transfer multiprog}"
 fi
 case $ACCEL in auto | kvm | tcg) ;; *) note "--accel: auto, kvm or tcg"; usage ;; esac
+# The twovm groups boot two VMs and drive them from here: not one VM's job.
+TWOVM=0
+for t in "${TESTS[@]}"; do
+	case $t in twovm | twovm-*) TWOVM=1 ;; esac
+done
+if [ "$TWOVM" = 1 ]; then
+	for t in "${TESTS[@]}"; do
+		case $t in
+		twovm | twovm-*) ;;
+		*) note "the twovm groups run on their own, not with '$t'"; usage ;;
+		esac
+	done
+	[[ $QUEUES =~ ^[1-8]$ ]] || { note "--queues: 1..8"; usage; }
+fi
 case $RUNNER in auto | qemu | vng) ;; *) note "--runner: auto, qemu or vng"; usage ;; esac
 [ "$(id -u)" -eq 0 ] || die "needs root (the guest runs the tests as root on the host's files)"
 for f in build/xroce build/bpf/xroce.bpf.o; do
@@ -159,6 +186,7 @@ fi
 CFLAGS_VM=(-O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE)
 gcc "${CFLAGS_VM[@]}" -static -o "$OUT/init" vmtest/init.c || die "cannot build vmtest/init.c (libc6-dev's libc.a?)"
 gcc "${CFLAGS_VM[@]}" -o "$OUT/kcheck" vmtest/kcheck.c -lbpf -lelf -lz || die "cannot build vmtest/kcheck.c"
+[ "$TWOVM" = 1 ] && MODULES+=("${MODULES_TWOVM[@]}")
 if [ -n "$MODDIR" ]; then
 	MODS=$(python3 vmtest/mkinitramfs.py --host-list "$OUT/modules.host" \
 		"$OUT/initramfs.cpio.gz" "$OUT/init" "$MODDIR" "${MODULES[@]}") ||
@@ -186,43 +214,65 @@ fi
 
 # ---- run --------------------------------------------------------------------
 LOG=$OUT/console.log
-QPID='' TPID=''
+QPIDS=() TPIDS=() CLEANUPS=()
 stop_vm() {
-	[ -n "$QPID" ] && kill "$QPID" 2>/dev/null && wait "$QPID" 2>/dev/null
-	[ -n "$TPID" ] && kill "$TPID" 2>/dev/null && wait "$TPID" 2>/dev/null
-	QPID='' TPID=''
+	local p i
+	for p in "${QPIDS[@]}" "${TPIDS[@]}"; do
+		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	QPIDS=() TPIDS=()
+	for ((i = ${#CLEANUPS[@]} - 1; i >= 0; i--)); do
+		eval "${CLEANUPS[i]}" >/dev/null 2>&1 || true
+	done
+	CLEANUPS=()
 	return 0
 }
 trap 'stop_vm' EXIT
 trap 'stop_vm; exit 130' INT TERM
 
-cmdline() { # SCALE
-	local t
+# no_timer_check: under emulation on a busy host the kernel's check of the
+# IO-APIC timer can fail and panic the boot ("IO-APIC + timer doesn't work").
+cmdline() { # SCALE [NAME=VALUE...]: the kernel command line
+	local t scale=$1
+	shift
 	t=$(IFS=,; echo "${TESTS[*]}")
-	echo "console=ttyS0 panic=-1 loglevel=4 mitigations=off XRVM_GUEST=$ROOT/vmtest/guest.sh XRVM_DIR=$ROOT XRVM_TESTS=$t XRVM_SCALE=$1"
+	echo "console=ttyS0 panic=-1 loglevel=4 mitigations=off no_timer_check XRVM_GUEST=$ROOT/vmtest/guest.sh XRVM_DIR=$ROOT XRVM_TESTS=$t XRVM_SCALE=$scale${*:+ $*}"
 }
 
-# boot ACCEL LIMIT PROBE: run the VM; PROBE>0: give up after PROBE seconds
-# when the guest's init has not spoken yet.  Returns 0 when the VM ended by
-# itself, 2 when the probe failed, 3 on timeout.
-boot() {
-	local accel=$1 limit=$2 probe=$3 scale=$4 cpu t=0
+# qemu_start LOG ERRFILE ACCEL APPEND [QEMU ARGS...]: start one VM in the
+# background (its pid is appended to QPIDS), its console into LOG; the
+# part of the command line every VM shares.  QEMU_PREFIX (an array) may
+# name a command to run qemu under, e.g. nsenter into a network namespace.
+QEMU_PREFIX=()
+qemu_start() {
+	local log=$1 err=$2 accel=$3 append=$4 cpu
+	shift 4
 	# shellcheck disable=SC2054 # commas inside qemu's option values
 	local qemu=(qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot
-		-m "$MEM" -smp "$SMP" -serial "file:$LOG" -monitor none
+		-m "$MEM" -smp "$SMP" -serial "file:$log" -monitor none
 		-device virtio-rng-pci
 		-virtfs local,path=/,mount_tag=xrroot,security_model=none,readonly=on,multidevs=remap
 		-virtfs "local,path=$ROOT,mount_tag=xrproj,security_model=none,readonly=on,multidevs=remap"
-		-kernel "$VMLINUZ" -initrd "$OUT/initramfs.cpio.gz" -append "$(cmdline "$scale")")
+		-kernel "$VMLINUZ" -initrd "$OUT/initramfs.cpio.gz" -append "$append")
 	if [ "$accel" = kvm ]; then cpu=host; else cpu=max; fi
-	: >"$LOG"
-	"${qemu[@]}" -accel "$accel" -cpu "$cpu" 2>"$OUT/qemu.err" &
-	QPID=$!
+	: >"$log"
+	"${QEMU_PREFIX[@]}" "${qemu[@]}" -accel "$accel" -cpu "$cpu" "$@" 2>"$err" &
+	QPIDS+=($!)
+}
+
+# boot ACCEL LIMIT PROBE SCALE: run the VM; PROBE>0: give up after PROBE
+# seconds when the guest's init has not spoken yet.  Returns 0 when the VM
+# ended by itself, 2 when the probe failed, 3 on timeout.  boot_twovm
+# (vmtest/twovm/boot.sh) does the same for the twovm groups.
+boot() {
+	local accel=$1 limit=$2 probe=$3 scale=$4 t=0 qpid
+	qemu_start "$LOG" "$OUT/qemu.err" "$accel" "$(cmdline "$scale")"
+	qpid=${QPIDS[-1]}
 	if [ "$QUIET" -eq 0 ]; then
-		tail -n +1 -f --pid="$QPID" "$LOG" &
-		TPID=$!
+		tail -n +1 -f --pid="$qpid" "$LOG" &
+		TPIDS+=($!)
 	fi
-	while kill -0 "$QPID" 2>/dev/null; do
+	while kill -0 "$qpid" 2>/dev/null; do
 		sleep 1
 		t=$((t + 1))
 		if [ "$probe" -gt 0 ] && [ "$t" -ge "$probe" ] && ! grep -q 'xrvm-init: kernel up' "$LOG"; then
@@ -234,12 +284,11 @@ boot() {
 			return 3
 		fi
 	done
-	wait "$QPID" 2>/dev/null || true
-	QPID=
-	if [ -n "$TPID" ]; then
-		wait "$TPID" 2>/dev/null || true
-		TPID=
-	fi
+	wait "$qpid" 2>/dev/null || true
+	for t in "${TPIDS[@]}"; do
+		wait "$t" 2>/dev/null || true
+	done
+	QPIDS=() TPIDS=()
 	# qemu gave up before the guest's init ran (e.g. KVM refused the CPU).
 	if [ "$probe" -gt 0 ] && ! grep -q 'xrvm-init: kernel up' "$LOG"; then
 		return 2
@@ -260,6 +309,15 @@ XRVM_MODLIST=$OUT/modules.host XRVM_INITBIN=$OUT/init bash $ROOT/vmtest/guest.sh
 
 note "kernel $KNAME, modules: $MODS"
 note "tests: ${TESTS[*]}"
+BOOT=boot
+if [ "$TWOVM" = 1 ]; then
+	# shellcheck source=vmtest/twovm/boot.sh
+	. "$ROOT/vmtest/twovm/boot.sh"
+	BOOT=boot_twovm
+	LOG=$OUT/twovm.log
+	[ "$RUNNER" = vng ] && die "--runner vng cannot boot the twovm pair: use qemu"
+	RUNNER=qemu
+fi
 # vng boots distribution kernels with the modules under /lib/modules/VER
 # (it needs virtio and 9p/virtiofs before our list is loaded); a kernel
 # downloaded here has its modules only in the cache, so qemu boots it.
@@ -285,7 +343,7 @@ else
 		probe=0
 		[ "$ACCEL" = kvm-probe ] && probe=${XRVM_KVM_PROBE:-20}
 		SCALE_K=${SCALE:-1}
-		boot kvm "${TIMEOUT:-900}" "$probe" "$SCALE_K" || rc=$?
+		"$BOOT" kvm "${TIMEOUT:-900}" "$probe" "$SCALE_K" || rc=$?
 		if [ "$rc" -eq 2 ]; then
 			note "KVM is there but did not boot the guest within ${probe}s or failed ($(head -c 300 "$OUT/qemu.err" | tr '\n' ' ')); falling back to emulation (TCG), expect 10-20x slower"
 			ACCEL=tcg
@@ -297,7 +355,7 @@ else
 	fi
 	if [ "$ACCEL" = tcg ]; then
 		SCALE=${SCALE:-10}
-		boot tcg "${TIMEOUT:-3600}" 0 "$SCALE" || rc=$?
+		"$BOOT" tcg "${TIMEOUT:-3600}" 0 "$SCALE" || rc=$?
 	fi
 	[ "$rc" -eq 3 ] && note "the VM did not finish within its time limit: stopped"
 	USED="qemu/$ACCEL"

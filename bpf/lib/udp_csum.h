@@ -166,6 +166,18 @@ XR_INLINE int xr_udp_csum_ok(const struct xr_hdrs *h, void *end, __u16 udp_len)
 	return xr_csum_fold(sum) == 0xffff;
 }
 
+/* True when the datagram's checksum field holds just the folded sum of its
+ * pseudo header: the form a partially checksummed frame (CHECKSUM_PARTIAL,
+ * virtio-net NEEDS_CSUM) has before the transmitter finishes the sum.  Only
+ * the headers are read, so this works on multi-buffer frames too. */
+XR_INLINE int xr_udp_csum_is_partial(const struct xr_hdrs *h, void *end,
+				      __u16 udp_len)
+{
+	__u32 sum = xr_udp_pseudo_sum(h, end, udp_len);
+
+	return sum && h->udp->check == xr_csum_fold(sum);
+}
+
 /* The same for a datagram that continues past the linear part of a
  * multi-buffer (xdp.frags) frame: read in 512-byte pieces through
  * bpf_xdp_load_bytes into buf (512 bytes of scratch), which works across

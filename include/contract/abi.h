@@ -37,6 +37,7 @@
 #define XR_MAP_RQ "xr_rq"
 #define XR_MAP_READS "xr_reads"
 #define XR_MAP_TRACE "xr_trace"
+#define XR_MAP_IFS "xr_ifs"
 
 #define XR_PAGE_SHIFT 12
 #define XR_PAGE_SIZE (1u << XR_PAGE_SHIFT)
@@ -78,6 +79,19 @@ struct xr_cfg {
 	__u32 active_window_us;
 	__u32 rsvd;
 };
+
+/* ---- xr_ifs: HASH ifindex -> __u32 XR_IF_* ----------------------------- */
+/* Per interface, set by `xroce attach`.  XR_IF_CSUM_PARTIAL: frames may
+ * reach XDP partially checksummed, as the kernel keeps them when they come
+ * from this host or its hypervisor (CHECKSUM_PARTIAL, a virtio-net header
+ * with NEEDS_CSUM): their UDP checksum field holds only the folded sum of
+ * the pseudo header.  Generic-mode XDP sees such frames; a datagram whose
+ * full checksum fails but whose field is exactly that sum is taken there
+ * (and counted, XR_STAT_RX_CSUM_PARTIAL).  Elsewhere that pattern is just
+ * a wrong checksum.  The price: a corrupted frame whose field happens to
+ * equal its pseudo header's sum (one in 65536) passes on such interfaces. */
+#define XR_IF_CSUM_PARTIAL 0x1
+#define XR_MAX_IFS 256
 
 /* ---- xr_act: ARRAY[1], active senders for the rate hint ---------------- */
 /* Time is cut into windows of active_window_us; a connection counts once
@@ -257,6 +271,9 @@ enum xr_stat {
 	                          * (test-run engine, txring.h) */
 	XR_STAT_DROP_TXR,        /* transmit triggers refused: no such ring,
 	                          * wrong secret, bad descriptor */
+	XR_STAT_RX_BIND,         /* BIND halves handed to the library */
+	XR_STAT_DROP_BIND,       /* BIND messages refused: length, op */
+	XR_STAT_RX_CSUM_PARTIAL, /* partially checksummed, taken (xr_ifs) */
 	XR_STAT_MAX,
 };
 
@@ -337,6 +354,14 @@ struct xr_telem {
 	struct xr_telem_path path[XR_MAX_PATHS];
 };
 
+/* How the process transmits on each plane (xroce status shows it). */
+enum xr_telem_engine {
+	XR_TELEM_ENG_NONE = 0,   /* no such plane, or not said */
+	XR_TELEM_ENG_AF_XDP_COPY,
+	XR_TELEM_ENG_AF_XDP_ZC,  /* AF_XDP in zero-copy mode */
+	XR_TELEM_ENG_TEST_RUN,   /* frames built by XDP in a BPF test run */
+};
+
 struct xr_telem_hdr {
 	__u32 magic;
 	__u32 version;
@@ -351,7 +376,9 @@ struct xr_telem_hdr {
 	__u32 ctrl_no_room;      /* request queue (or one source's share) full */
 	__u32 ctrl_refused;      /* CONNECT from outside accept_from */
 	__u32 ctrl_cookies;      /* cookies sent to first CONNECTs */
-	__u32 rsvd[5];           /* up to 64 bytes */
+	__u32 plane_ifindex[XR_MAX_PLANES]; /* 0 = no such plane */
+	__u8 plane_engine[XR_MAX_PLANES];   /* enum xr_telem_engine */
+	/* 64 bytes: no room left */
 };
 
 #define XR_TELEM_BYTES \
@@ -365,6 +392,7 @@ enum xr_evt_type {
 	XR_EVT_RECV = 3,         /* a message's last byte landed here */
 	XR_EVT_PROBE_REPLY = 4,
 	XR_EVT_READ_REQ = 5,     /* a peer asks to read (validated) */
+	XR_EVT_BIND = 6,         /* a peer's BIND half: struct xr_evt_bind */
 };
 
 struct xr_evt_ack {
@@ -430,6 +458,22 @@ struct xr_evt {
 	};
 };
 
+/* A BIND message (wire.h) that reached our data port for connection
+ * conn (in state INIT or RTS), with the packet's source: that, not the
+ * message, says who sent it.  Its own record type: larger than xr_evt,
+ * whose type and conn fields it shares. */
+struct xr_evt_bind {
+	__u16 type;              /* XR_EVT_BIND */
+	__u8 rsvd0[2];
+	__u32 conn;
+	__u64 rx_ns;
+	__u8 src_addr[16];       /* IPv4 as ::ffff:a.b.c.d */
+	__u16 src_port;          /* host order */
+	__u8 rsvd1[6];
+	__u8 msg[256];           /* struct xr_ctrl_msg, as received */
+};
+
+_Static_assert(sizeof(struct xr_evt_bind) == 296, "evt bind size");
 _Static_assert(sizeof(struct xr_evt_ack) == 72, "evt ack size");
 _Static_assert(sizeof(struct xr_evt_recv) == 32, "evt recv size");
 _Static_assert(__builtin_offsetof(struct xr_evt_recv, rkey) == 24, "evt recv rkey");

@@ -29,7 +29,8 @@ enum xr_type {
 	XR_T_DATA = 1,        /* payload with its own placement */
 	XR_T_ACK = 2,         /* per-path cumulative PSN + 256-bit SACK */
 	XR_T_NAK = 3,         /* ACK that also rejects one packet (reason) */
-	XR_T_CTRL = 4,        /* connection management, on the control socket */
+	XR_T_CTRL = 4,        /* connection management, on the control socket;
+	                       * BIND also to the data port (through XDP) */
 	XR_T_PROBE = 5,       /* path probe, answered by the peer's XDP */
 	XR_T_PROBE_REPLY = 6, /* answer to a probe */
 };
@@ -283,10 +284,38 @@ enum xr_ctrl_op {
 	XR_CTRL_CLOSE_ACK = 5,
 	XR_CTRL_COOKIE = 6,      /* prove you receive at your address: resend
 	                          * the CONNECT with this cookie */
+	XR_CTRL_BIND = 7,        /* a half of a connection made from
+	                          * out-of-band information, see below */
 };
 
-/* Flags of control messages. */
+/* Flags of control messages (BIND's own, XR_BIND_F_*, are below). */
 #define XR_CF_AUTH 0x1           /* mac is valid (the sender has a key) */
+/*
+ * BIND: one side's half of a connection made from out-of-band information
+ * (xroce_qp_bind: the applications exchanged QP numbers and addresses
+ * themselves, as ibverbs programs do).  Sent from the binder's control
+ * socket to the PEER'S DATA PORT: the peer's XDP program hands it, with the
+ * packet's source address and port, to the domain owning connection
+ * dst_conn (struct xr_evt_bind), since the binder does not know the peer's
+ * control port.  Fields as in CONNECT, and:
+ *   dst_conn  the peer's QP number (as the application gave it)
+ *   token     0
+ *   nonce     the binder's random number for this QP: a half with another
+ *             nonce for a connected QP is stale
+ *   flags     XR_BIND_F_*
+ *   priv_len  4, priv[0..3] = be32 receiver-not-ready delay, us, that the
+ *             binder asks its peer to wait before resending a refused SEND
+ *             (0 = the peer's own)
+ * Each side sends its half when it binds, and resends it (backing off)
+ * until it has the peer's half with XR_BIND_F_HAVE_YOURS; a half without
+ * XR_BIND_F_DONE is answered with the receiver's own.  A side programs its
+ * XDP connection state before it sends HAVE_YOURS, and sends data only
+ * once it has received HAVE_YOURS: data never arrives unannounced.
+ */
+#define XR_BIND_F_HAVE_YOURS 0x100/* the sender has the peer's half, and its
+				  * XDP program accepts the peer's data */
+#define XR_BIND_F_DONE 0x200     /* ... and knows the peer has its half too:
+				  * no answer wanted */
 
 #define XR_CTRL_MAX_PLANES 4
 #define XR_CTRL_PRIV_MAX 60

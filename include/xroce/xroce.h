@@ -6,16 +6,19 @@
  *   ibverbs                      xroce
  *   ibv_open_device              xroce_open_device (by interface name)
  *   ibv_alloc_pd                 xroce_alloc_pd
- *   ibv_reg_mr                   xroce_reg_mr (memory from xroce_mem_alloc)
+ *   ibv_reg_mr                   xroce_reg_mr (any memory; xroce_mem_alloc's is free)
  *   ibv_create_cq                xroce_create_cq
- *   ibv_create_qp + modify_qp    xroce_create_qp + xroce_connect/xroce_accept
+ *   ibv_create_qp + modify_qp    xroce_create_qp + xroce_connect/xroce_accept,
+ *                                or xroce_qp_bind (QPN + GID exchanged out of band)
  *   ibv_post_send                xroce_post_send
  *   ibv_poll_cq                  xroce_poll_cq (+ xroce_wait_cq to block)
  *
  * Differences a porter must know:
- *  - Registered memory must come from xroce_mem_alloc(): it lives in a BPF
- *    map that the XDP program writes received data into and that is also
- *    the AF_XDP UMEM the library transmits from.
+ *  - Registered memory lives in a BPF map that the XDP program writes
+ *    received data into and that is also the AF_XDP UMEM the library
+ *    transmits from.  xroce_mem_alloc() hands out such memory; any other
+ *    buffer given to xroce_reg_mr() has its pages moved into the map at
+ *    the same addresses, contents kept (docs/VERBS.md: cost and limits).
  *  - There is no hardware doing the sender's work in the background: the
  *    library makes progress (transmission, retransmission, timers) inside
  *    xroce_poll_cq(), xroce_wait_cq(), xroce_post_send() and
@@ -25,7 +28,9 @@
  *    application calls.  Receiving WRITEs and SENDs needs no calls: the XDP
  *    program places data and acknowledges it.
  *  - Connection setup is built in (like rdma_cm): xroce_accept() on one
- *    side, xroce_connect() on the other.
+ *    side, xroce_connect() on the other; or, as ibverbs programs do, the
+ *    applications exchange QP numbers and addresses themselves and both
+ *    call xroce_qp_bind().
  *  - imm_data is in host byte order.
  *
  * Every function that can fail returns 0 (or a count) on success and a
@@ -142,7 +147,8 @@ uint16_t xroce_device_ctrl_port(const struct xroce_device *dev);
 
 /* ---- memory --------------------------------------------------------- */
 /* Allocate registrable memory from the device (page aligned at least to
- * 'align', a power of two; 0 means 64 bytes). */
+ * 'align', a power of two; 0 means 64 bytes).  Registering it costs
+ * nothing; other memory can be registered too (xroce_reg_mr). */
 void *xroce_mem_alloc(struct xroce_device *dev, size_t len, size_t align);
 int xroce_mem_free(struct xroce_device *dev, void *addr);
 
@@ -163,8 +169,18 @@ struct xroce_mr {
 
 int xroce_alloc_pd(struct xroce_device *dev, struct xroce_pd **out);
 int xroce_dealloc_pd(struct xroce_pd *pd);
+/* Register [addr, addr + length).  Memory from xroce_mem_alloc is used in
+ * place.  Any other memory of the process (malloc, posix_memalign, mmap,
+ * static data) has its pages, whole 4 KiB pages around the range, moved
+ * into the device's memory map at the same virtual addresses with their
+ * contents (docs/VERBS.md: cost, limits, fork, free before dereg).
+ * -EFAULT: part of the range is not mapped; -EOPNOTSUPP: huge pages or a
+ * shared file/shm mapping; -ENOMEM: the device's memory is full. */
 int xroce_reg_mr(struct xroce_pd *pd, void *addr, size_t length, int access,
 		 struct xroce_mr **out);
+/* Outstanding work that uses memory no other region covers any more fails
+ * (the QP moves to the error state, XROCE_WC_LOC_PROT_ERR) before the
+ * pages go back to the process: nothing is written to them after this. */
 int xroce_dereg_mr(struct xroce_mr *mr);
 
 /* ---- completion queue ---------------------------------------------- */
@@ -270,6 +286,9 @@ enum xroce_qp_state {
 	XROCE_QPS_RTS = 1,
 	XROCE_QPS_ERR = 2,
 	XROCE_QPS_CLOSED = 3,
+	/* xroce_qp_bind was called and the exchange with the peer is under
+	 * way: receives may already land, posts are queued and go out at RTS. */
+	XROCE_QPS_CONNECTING = 4,
 };
 
 int xroce_create_qp(struct xroce_pd *pd, const struct xroce_qp_init_attr *attr,
@@ -296,6 +315,58 @@ int xroce_accept(struct xroce_qp *qp, int timeout_ms);
 #define XROCE_PRIVATE_DATA_MAX 60
 int xroce_set_private_data(struct xroce_qp *qp, const void *data, size_t len);
 int xroce_get_private_data(const struct xroce_qp *qp, void *buf, size_t len);
+
+/* ---- connection set-up without blocking ------------------------------
+ * For event-driven callers (libfabric's connection management, rdma_cm):
+ * requests are seen before a QP is chosen for them, each is accepted or
+ * rejected on its own, and a connect is started and polled.  None of these
+ * calls blocks; the exchange (resends, answers) goes on in progress rounds
+ * (the progress thread, or xroce_connect_poll / xroce_get_conn_req). */
+
+/* Listen for connection requests on one more UDP port of the device (its
+ * control port always listens): addr a numeric address or NULL (any),
+ * port 0 picks a free port.  Requests to it pass the same checks as those
+ * to the control port (accept_from, cookie, cluster key), and connections
+ * accepted from it keep it as their control port.  Returns the port, or a
+ * negative errno (-EADDRINUSE, -ENOSPC past 16 ports). */
+int xroce_listen(struct xroce_device *dev, const char *addr, uint16_t port);
+/* Stop listening on port: requests not yet taken are forgotten, taken
+ * ones may still be answered, connections accepted from it go on. */
+int xroce_unlisten(struct xroce_device *dev, uint16_t port);
+
+struct xroce_conn_req {
+	uint64_t id;               /* names it to accept / reject */
+	uint16_t port;             /* the local port it arrived on */
+	int family;                /* AF_INET or AF_INET6: the peer's addresses */
+	uint8_t peer_addr[16];     /* control address, IPv4 as ::ffff:a.b.c.d */
+	uint16_t peer_port;        /* control port of the peer's device */
+	uint8_t private_data_len;
+	uint8_t private_data[XROCE_PRIVATE_DATA_MAX];
+};
+
+/* Take the oldest request not yet taken (from any port): 0 and *req, or
+ * -EAGAIN if none is waiting.  An untaken request can also go to the
+ * blocking xroce_accept (if it came to the control port).  A taken request
+ * must be answered within 30 s, else it is forgotten (and the peer's
+ * connect times out). */
+int xroce_get_conn_req(struct xroce_device *dev, struct xroce_conn_req *req);
+/* Answer req with qp (new, of the same device): qp is connected (RTS) on
+ * return and the peer gets qp's private data with its ACCEPT. */
+int xroce_accept_conn_req(struct xroce_qp *qp, const struct xroce_conn_req *req);
+/* Refuse req: the peer's connect fails with -ECONNREFUSED, and it reads
+ * data (up to XROCE_PRIVATE_DATA_MAX bytes) with xroce_get_private_data. */
+int xroce_reject_conn_req(struct xroce_device *dev,
+			  const struct xroce_conn_req *req, const void *data,
+			  size_t len);
+
+/* Start connecting qp to host:port (as xroce_connect) and return at once;
+ * the CONNECT is resent until answered or timeout_ms passes. */
+int xroce_connect_start(struct xroce_qp *qp, const char *host, uint16_t port,
+			int timeout_ms);
+/* 0 once connected (RTS, the peer's private data readable), -EINPROGRESS
+ * while under way, else the failure: -ECONNREFUSED (rejected: the peer's
+ * private data readable, the QP in the error state), -ETIMEDOUT, ... */
+int xroce_connect_poll(struct xroce_qp *qp);
 
 /* ---- work requests -------------------------------------------------- */
 enum xroce_wr_opcode {
@@ -357,6 +428,124 @@ struct xroce_recv_wr {
 
 int xroce_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 		    struct xroce_recv_wr **bad_wr);
+
+/* ---- discovery, limits ---------------------------------------------- */
+/* Interfaces of the calling network namespace that carry xroce's XDP
+ * program, in ifindex order: up to max names copied, the total returned
+ * (or a negative errno).  Needs CAP_BPF/CAP_SYS_ADMIN to see programs. */
+int xroce_list_interfaces(char (*names)[16], int max);
+
+struct xroce_plane_attr {
+	char ifname[16];
+	int ifindex;
+	uint8_t mac[6];
+	uint32_t mtu;              /* IP MTU of the interface, now */
+	int link_up;               /* carrier and administratively up */
+	uint32_t speed_mbps;       /* 0 if the driver does not say (veth) */
+	int has_ipv4, has_ipv6;    /* the addresses connections use */
+	uint8_t ipv4[4];
+	uint8_t ipv6[16];          /* first global (not link-local) address */
+};
+
+/* Plane plane (0..nplanes-1) of an open device, its link state read now. */
+int xroce_query_plane(const struct xroce_device *dev, int plane,
+		      struct xroce_plane_attr *out);
+
+/* What a device really supports (what ibv_query_device reports). */
+struct xroce_device_caps {
+	uint32_t nplanes;
+	uint32_t max_qp;           /* connections the XDP program holds, minus
+				    * those in use by anyone */
+	uint32_t max_qp_total;     /* connections the XDP program holds */
+	uint32_t max_send_wr;      /* per QP */
+	uint32_t max_recv_per_stream; /* receives posted at once per stream */
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline;
+	uint32_t max_cqe;
+	uint32_t max_mr;           /* regions the XDP program holds (all users) */
+	uint64_t mem_bytes;        /* registrable memory of this device */
+	uint64_t mem_free;         /* ... not yet registered or allocated */
+	uint32_t max_msg_size;
+	uint32_t max_msgs_in_flight; /* per connection (also READs) */
+	uint32_t max_paths;
+	uint32_t max_streams;
+	uint16_t data_port;
+	uint16_t rsvd;
+	uint64_t flags;            /* enum xroce_cap_flags */
+};
+
+enum xroce_cap_flags {
+	/* xroce_reg_mr accepts any memory of the process (not only
+	 * xroce_mem_alloc's): see docs/VERBS.md. */
+	XROCE_CAP_ANY_MEMORY = 1,
+	XROCE_CAP_QP_BIND = 2,     /* xroce_qp_bind */
+	XROCE_CAP_CQ_NOTIFY = 4,   /* xroce_cq_set_notify */
+};
+
+int xroce_query_device(const struct xroce_device *dev,
+		       struct xroce_device_caps *out);
+int xroce_device_nplanes(const struct xroce_device *dev);
+
+/* ---- connections from out-of-band information (ibverbs style) ------- */
+/* What the application learnt about the peer's QP out of band (the way
+ * ibverbs programs exchange QPN and GID over TCP), and limits for this
+ * side of the connection.  Zero fields keep the QP's current value. */
+struct xroce_qp_peer {
+	uint8_t addr[16];          /* peer's address: IPv6, or IPv4 as
+				    * ::ffff:a.b.c.d (a RoCEv2 GID) */
+	uint32_t qp_num;           /* peer's xroce_qp_num() */
+	uint32_t timeout_ms;       /* peer silence before RETRY_EXC_ERR */
+	/* Receiver not ready: how many times our SENDs are retried
+	 * (UINT32_MAX: forever), and how long the PEER waits before it
+	 * retries a SEND we refused (IB's min_rnr_timer, the responder's
+	 * choice; sent to the peer in the exchange). */
+	uint32_t rnr_retry;
+	uint32_t rnr_timer_us;
+	uint32_t mtu;              /* IP MTU ceiling of this side */
+};
+
+/* Connect qp to the peer's QP without blocking: both sides call it, in
+ * any order and at any time, with what they learnt of each other.  The QP
+ * turns XROCE_QPS_CONNECTING: receives may be posted and land, sends are
+ * queued; it becomes XROCE_QPS_RTS once the two sides have exchanged their
+ * halves (through the peer's data port and XDP program, retransmitted
+ * until confirmed; progress drives it).  A half that arrives before our
+ * own call is kept (one per QP) and used only if it comes from peer->addr
+ * and names peer->qp_num.  Calling it again on a bound QP with the same
+ * address and qp_num only updates the nonzero limits; another peer gives
+ * -EISCONN.  Work posted while connecting fails with RETRY_EXC_ERR if the
+ * peer does not answer within the timeout. */
+int xroce_qp_bind(struct xroce_qp *qp, const struct xroce_qp_peer *peer);
+
+/* Move a QP to the error state as ibverbs' modify to IBV_QPS_ERR does:
+ * outstanding work and posted receives complete as XROCE_WC_WR_FLUSH_ERR
+ * (no XROCE_EVENT_QP_FATAL); the peer is told when the QP is destroyed. */
+int xroce_qp_to_error(struct xroce_qp *qp);
+
+/* ---- asynchronous events ---------------------------------------------- */
+enum xroce_event_type {
+	/* The QP moved to the error state on its own (peer silence, a
+	 * refused request, the peer's CLOSE): IBV_EVENT_QP_FATAL. */
+	XROCE_EVENT_QP_FATAL = 1,
+	/* The QP reached XROCE_QPS_RTS through xroce_qp_bind:
+	 * IBV_EVENT_COMM_EST. */
+	XROCE_EVENT_QP_ESTABLISHED = 2,
+};
+
+struct xroce_event {
+	enum xroce_event_type type;
+	struct xroce_qp *qp;
+	uint32_t qp_num;
+};
+
+/* Device-wide asynchronous events (ibverbs' ibv_get_async_event).  The
+ * handler runs inside the library with the device locked, often in the
+ * progress thread: like a CQ notify function, it must not call the library
+ * (it records the event: a queue, an eventfd). */
+typedef void (*xroce_event_fn)(const struct xroce_event *ev, void *arg);
+int xroce_set_event_handler(struct xroce_device *dev, xroce_event_fn fn,
+			    void *arg);
 
 /* ---- statistics ----------------------------------------------------- */
 enum xroce_path_state {

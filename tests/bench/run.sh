@@ -21,6 +21,14 @@
 #   incast    2, 4 and 8 senders into one receiver behind a tbf bottleneck,
 #             the receiver's rate hints on and off: Jain fairness, time to
 #             converge, per-sender rates over time (incast.sh)
+#   coexist   one xroce connection beside 1, 2 and 4 TCP CUBIC flows through
+#             one bottleneck (a plain router's drop-tail tbf at 1 and 2
+#             Gbit/s; the fabric's ECN-marking queue at 1 Gbit/s with ECN
+#             TCP; 1% random loss before a drop-tail one), both starting
+#             orders: xroce's share against its fair share, per second;
+#             alone through the bottleneck at 0, 1 and 10% random loss; with
+#             $XROCE_BASE (another build's xroce, e.g. the previous
+#             controller's) run beside this build's, run by run (coexist.sh)
 #   txengine  raw packet rate of the transmit engines (txengine.sh), beside
 #             xroce's loss-free goodput and packet rate on its two engines:
 #             the default from part loss (test_run on veth, where AF_XDP
@@ -35,10 +43,12 @@
 # they are: `make bench` builds first, running this script directly does not.
 #
 # Output files (DIR): loss-1500.json loss-9000.json latency.json router.json
-# failover.json failover.csv incast.json incast-rates.csv txengine.json
-# txengine-xroce-other.json cpu.json, PART.log (everything the sub-scripts printed), the plots
-# goodput-vs-loss.png latency.png failover.png incast-rates.png, and
-# results.md, which describes this run only (the parts --only chose).
+# failover.json failover.csv incast.json incast-rates.csv coexist.json
+# coexist-rates.csv txengine.json txengine-xroce-other.json cpu.json,
+# PART.log (everything the sub-scripts printed), the plots
+# goodput-vs-loss.png latency.png failover.png incast-rates.png
+# coexist.png, and results.md, which describes this run only (the parts
+# --only chose).
 #
 # A part that fails (or runs out of its time limit) prints its error and the
 # run goes on with the next; the exit status is 1 if any part failed.  The
@@ -48,16 +58,17 @@
 #
 # Usage: tests/bench/run.sh [--quick] [--only PARTS] [--out DIR]
 #   --quick       smoke run, ~3 minutes: short runs, rough figures
-#   --only PARTS  comma list of loss,latency,router,failover,incast,txengine,cpu
-#                 (default: all)
+#   --only PARTS  comma list of loss,latency,router,failover,incast,coexist,
+#                 txengine,cpu (default: all)
 #   --out DIR     output directory (default docs/perf)
-# The full run takes ~12 minutes on the 2-core development host (~4 min
-# loss, ~2 latency, ~2 router, 10 s failover, ~2 incast, ~2 txengine).  Needs root,
-# a built tree (make), iperf3, sockperf and gnuplot.
+# The full run takes ~27 minutes on the 2-core development host (~4 min
+# loss, ~2 latency, ~2 router, 10 s failover, ~2 incast, ~14 coexist, twice that with
+# XROCE_BASE, ~2 txengine).  Needs root, a built tree (make), iperf3,
+# sockperf and gnuplot.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-ALL_PARTS="loss latency router failover incast txengine cpu"
+ALL_PARTS="loss latency router failover incast coexist txengine cpu"
 QUICK=0
 ONLY=
 OUT=docs/perf
@@ -142,7 +153,8 @@ if [ "$QUICK" = 1 ]; then
 	FAIL_ARGS=(--secs 2 --fail-at 1)
 	INCAST_ARGS=(--secs 2)
 	TX_ARGS=(--secs 0.5 --rounds 1 --sizes "64,1408")
-	INCAST_SECS=2 INCAST_REP=1 TX_ROWS_S=6
+	COEX_ARGS=(--quick)
+	INCAST_SECS=2 INCAST_REP=1 TX_ROWS_S=6 COEX_LIMIT=600
 else
 	LOSS_SECS=4 LOSS_REP=3
 	LAT_ARGS=(--iters 100000)
@@ -150,6 +162,8 @@ else
 	FAIL_ARGS=()
 	INCAST_ARGS=(--repeat 3)
 	TX_ARGS=(--sizes "64,1408")
+	COEX_ARGS=()
+	COEX_LIMIT=3600
 	INCAST_SECS=3 INCAST_REP=3 TX_ROWS_S=72 # 12 rows x 3 rounds x 2 s
 fi
 NLOSS=$(wc -w <<<"$LOSSES")
@@ -253,6 +267,18 @@ part_incast() {
 		--json "$OUT/incast.json" || rc=1
 	[ ! -f "$TMP/incast/rates.csv" ] || cp "$TMP/incast/rates.csv" "$OUT/incast-rates.csv"
 	report incast || rc=1
+	return "$rc"
+}
+
+part_coexist() {
+	local rc=0 base=()
+	rm -f "$OUT/coexist.json" "$OUT/coexist-rates.csv" "$OUT/coexist.png"
+	[ -z "${XROCE_BASE:-}" ] || base=(--compare "$XROCE_BASE")
+	stamp coexist "bash tests/bench/coexist.sh ${COEX_ARGS[*]:+${COEX_ARGS[*]} }${XROCE_BASE:+--compare $XROCE_BASE }--json coexist.json --csv coexist-rates.csv"
+	run_cmd "$OUT/coexist.log" "$COEX_LIMIT" env -u XROCE_BASE bash tests/bench/coexist.sh \
+		${COEX_ARGS[@]+"${COEX_ARGS[@]}"} ${base[@]+"${base[@]}"} --out "$TMP/coexist" \
+		--json "$OUT/coexist.json" --csv "$OUT/coexist-rates.csv" || rc=1
+	report coexist || rc=1
 	return "$rc"
 }
 

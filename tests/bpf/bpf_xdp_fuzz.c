@@ -125,6 +125,8 @@
 struct evbuf {
 	struct xr_evt ev[MAX_FILL_EV];
 	int n, bad_size;
+	struct xr_evt_bind bev;  /* the last BIND record, and how many */
+	int nbind;
 	/* filler events still to skip (and check) when draining a filled
 	 * ring, and their connection */
 	long skip;
@@ -190,6 +192,11 @@ static int on_event(void *ctx, void *data, size_t size)
 	struct evbuf *b = ctx;
 	const struct xr_evt *e = data;
 
+	if (size == sizeof(struct xr_evt_bind) && e->type == XR_EVT_BIND) {
+		memcpy(&b->bev, data, sizeof(b->bev));
+		b->nbind++;
+		return 0;
+	}
 	if (size != sizeof(struct xr_evt)) {
 		b->bad_size++;
 		return 0;
@@ -340,7 +347,7 @@ static const int first_level[] = {
 	XR_STAT_DROP_OPCODE, XR_STAT_DROP_WINDOW, XR_STAT_DROP_EVQ_FULL,
 	XR_STAT_DROP_NO_MEM, XR_STAT_DROP_ACK_LOST, XR_STAT_DROP_FRAG,
 	XR_STAT_DROP_DEAD, XR_STAT_NAK_RNR, XR_STAT_RX_DATA, XR_STAT_RX_ACK,
-	XR_STAT_RX_NAK, XR_STAT_PROBE,
+	XR_STAT_RX_NAK, XR_STAT_PROBE, XR_STAT_RX_BIND, XR_STAT_DROP_BIND,
 };
 
 static const char *sname(int k)
@@ -846,17 +853,33 @@ static void check_events(struct fuzz *z, const struct pred *p)
 		if (!z->w.dom[d].rb || d == z->fill_dom)
 			continue;
 		b->n = 0;
+		b->nbind = 0;
 		b->bad_size = 0;
 		ring_buffer__consume(z->w.dom[d].rb);
 		if (b->bad_size)
 			failf(z, "%d events of the wrong size", b->bad_size);
-		z->events += (uint64_t)b->n;
+		z->events += (uint64_t)b->n + (uint64_t)b->nbind;
 		z->m.ring_used[d] = 0;
 		if (b->n != want)
 			failf(z, "model: domain %u: %d events, want %d",
 			      fz_doms[d].id, b->n, want);
 		else if (want)
 			check_event(z, &b->ev[0], &p->ev, "event");
+		want = p->ev_dom == d ? p->nbind : 0;
+		if (b->nbind != want) {
+			failf(z, "model: domain %u: %d bind records, want %d",
+			      fz_doms[d].id, b->nbind, want);
+		} else if (want) {
+			struct xr_evt_bind g = b->bev;
+
+			if (!g.rx_ns)
+				failf(z, "bind record: rx_ns is 0");
+			g.rx_ns = 0;
+			if (memcmp(&g, &p->bev, sizeof(g)))
+				failf(z, "model: bind record differs (conn %u/%u, "
+				      "port %u/%u)", b->bev.conn, p->bev.conn,
+				      b->bev.src_port, p->bev.src_port);
+		}
 	}
 	if (z->fill_dom >= 0 && p->ev_dom == z->fill_dom && p->nev) {
 		if (z->nfill_ev < MAX_FILL_EV)

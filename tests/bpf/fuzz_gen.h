@@ -456,7 +456,7 @@ static void g_small(struct gen *g, int ci, int kind, struct input *in)
 	g_finish(in, v6, blen);
 }
 
-/* A control message (which XDP never takes) on the data port's path. */
+/* A control message on the data port's path (XDP takes only BIND). */
 static void g_ctrl(struct gen *g, struct input *in)
 {
 	int ci = (int)rbelow(&g->r, FZ_NCONN), v6;
@@ -467,7 +467,7 @@ static void g_ctrl(struct gen *g, struct input *in)
 	g_eps(g, ci, &src, &dst, &v6);
 	rfill(&g->r, body, sizeof(body));
 	body[0] = XR_VER_TYPE(XR_T_CTRL);
-	body[1] = (uint8_t)(1 + rbelow(&g->r, 5));
+	body[1] = (uint8_t)(1 + rbelow(&g->r, XR_CTRL_BIND)); /* every op, BIND last */
 	fr_put32(body + 4, fz_conns[ci].id);
 	fr_put64(body + 8, fz_conns[ci].c.rx_token);
 	src.port = u == 1 ? FZ_PORT : XR_DEFAULT_CTRL_PORT;

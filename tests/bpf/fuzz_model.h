@@ -189,6 +189,9 @@ struct pred {
 	/* ring buffer event (at most one), and the domain it goes to */
 	int nev, ev_dom;
 	struct xr_evt ev;
+	/* or a BIND record (its own size) to domain ev_dom */
+	int nbind;
+	struct xr_evt_bind bev;
 	/* placement */
 	int place, pdom;
 	uint64_t pos;
@@ -454,13 +457,18 @@ static int m_nak_stat(uint8_t reason)
 	}
 }
 
-/* Can one more event go into domain d's ring? */
+/* Can one more event (of rec bytes in the ring) go into domain d's ring? */
+static int m_ring_put_n(struct model *m, int d, uint64_t rec)
+{
+	if (m->ring_used[d] + rec > XR_EVQ_BYTES - 1)
+		return 0;
+	m->ring_used[d] += rec;
+	return 1;
+}
+
 static int m_ring_put(struct model *m, int d)
 {
-	if (m->ring_used[d] + M_EV_REC > XR_EVQ_BYTES - 1)
-		return 0;
-	m->ring_used[d] += M_EV_REC;
-	return 1;
+	return m_ring_put_n(m, d, M_EV_REC);
 }
 
 /* The input turned around into a reply carrying body_len bytes: MACs,
@@ -874,6 +882,56 @@ static void m_probe(struct model *m, const uint8_t *f, size_t n,
 	p->path = "probe: reply";
 }
 
+/* A control message to our data port: only a whole BIND for a connection
+ * in INIT or RTS of a live domain, from a source that is not an
+ * IPv4-mapped IPv6 address, goes on, as a record for its ring. */
+static void m_bind(struct model *m, const uint8_t *f, size_t n,
+		   const struct m_view *v, struct pred *p)
+{
+	const uint8_t *x = f + v->l4 + FR_UDP;
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+	const struct fz_conn *c;
+	uint32_t udp_len, conn_id;
+	int d;
+
+	if (n < v->l4 + FR_UDP + 2 || x[1] != XR_CTRL_BIND)
+		return m_verdict_drop(p, XR_STAT_DROP_VERSION,
+				      "to the data port: control message");
+	udp_len = m_udp_len(f, n, v, sizeof(struct xr_ctrl_msg));
+	if (udp_len != FR_UDP + sizeof(struct xr_ctrl_msg) ||
+	    n < v->l4 + FR_UDP + sizeof(struct xr_ctrl_msg))
+		return m_verdict_drop(p, XR_STAT_DROP_BIND, "bind: length");
+	conn_id = fr_get32(x + 4);
+	c = fz_conn_find(conn_id);
+	if (!c)
+		return m_verdict_drop(p, XR_STAT_DROP_NO_CONN, "bind: no connection");
+	if (c->c.state != XR_CONN_INIT && c->c.state != XR_CONN_RTS)
+		return m_verdict_drop(p, XR_STAT_DROP_CONN_STATE, "bind: state");
+	m_src16(f, v, p->bev.src_addr);
+	if (v->v6 && !memcmp(p->bev.src_addr, mapped, 12))
+		return m_verdict_drop(p, XR_STAT_DROP_PEER, "bind: mapped source");
+	if (m->verify_csum && !m_csum_ok(f, v, udp_len))
+		return m_verdict_drop(p, XR_STAT_DROP_CSUM, "bind: checksum");
+	d = fz_dom_idx(c->c.domain);
+	if (d >= 0 && fz_doms[d].ctrl == CTRL_LIVE)
+		p->alive_dom = d;
+	if (!m_dom_alive(d))
+		return m_verdict_drop(p, XR_STAT_DROP_DEAD, "bind: dead domain");
+	if (d < 0 || !fz_doms[d].has_evq)
+		return m_verdict_drop(p, XR_STAT_DROP_NO_MEM, "bind: no ring");
+	if (!m_ring_put_n(m, d, (8 + sizeof(struct xr_evt_bind) + 7) & ~7ul))
+		return m_verdict_drop(p, XR_STAT_DROP_EVQ_FULL, "bind: ring full");
+	p->verdict = XDP_DROP;
+	p->nbind = 1;
+	p->ev_dom = d;
+	p->bev.type = XR_EVT_BIND;
+	p->bev.conn = conn_id;
+	p->bev.src_port = fr_get16(f + v->l4);
+	memcpy(p->bev.msg, x, sizeof(p->bev.msg));
+	m_count(p, XR_STAT_RX_BIND);
+	p->path = "bind: event";
+}
+
 /* The whole program: predict the outcome of frame f and move the model's
  * state to what it must be afterwards. */
 static void m_predict(struct model *m, const uint8_t *f, size_t n,
@@ -911,6 +969,8 @@ static void m_predict(struct model *m, const uint8_t *f, size_t n,
 			return m_data(m, f, n, &v, p);
 		case XR_T_PROBE:
 			return m_probe(m, f, n, &v, 0, p);
+		case XR_T_CTRL:
+			return m_bind(m, f, n, &v, p);
 		default:
 			return m_verdict_drop(p, XR_STAT_DROP_VERSION,
 					      "to the data port: type");

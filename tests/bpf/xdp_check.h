@@ -130,6 +130,28 @@ static void check_probe_reply(struct env *e, const struct built *b,
 	EQ(e, "rsvd1", fr_get32(p + 28), 0);
 }
 
+/* A BIND record: the conn named, the packet's source, the message as
+ * it was in the frame. */
+static void check_bind(struct env *e, const struct step *st, const uint8_t *in,
+		       const struct fr_view *v, const uint8_t *a)
+{
+	const struct xr_evt_bind *r = &e->bind_rec;
+	const uint8_t *sa = fr_saddr(in, e->v6);
+	uint8_t want[16] = { [10] = 0xff, [11] = 0xff };
+
+	if (e->v6)
+		memcpy(want, sa, 16);
+	else
+		memcpy(want + 12, sa, 4);
+	EQ(e, "event type", r->type, XR_EVT_BIND);
+	EQ(e, "bind conn", r->conn, st->conn ? st->conn : CONN);
+	EQ(e, "bind src_port", r->src_port, fr_get16(in + v->l4));
+	if (memcmp(r->src_addr, want, 16))
+		ERR(e, "bind src_addr is not the packet's source");
+	if (memcmp(r->msg, a, sizeof(r->msg)))
+		ERR(e, "bind record: the message differs from the frame's");
+}
+
 static void check_events(struct env *e, const struct step *st,
 			 const struct built *b, const uint8_t *in, size_t n)
 {
@@ -178,6 +200,10 @@ static void check_events(struct env *e, const struct step *st,
 		return;
 	}
 	a = in + v.body;
+	if (st->ev == EV_BIND) {
+		check_bind(e, st, in, &v, a);
+		return;
+	}
 	EQ(e, "event conn", ev->conn,
 	   st->kind == K_LOOP ? PEER_CONN : CONN);
 	EQ(e, "event path", ev->path, a[3]);
@@ -311,6 +337,15 @@ static void run_step(struct env *e, const struct step *st, int idx)
 	}
 	if (st->kind == K_WAIT) {
 		usleep(3000);
+		return;
+	}
+	if (st->kind == K_IFSET) {
+		uint32_t lo = 1;
+
+		if (st->ifflags ?
+		    bpf_map_update_elem(e->w->ifs, &lo, &st->ifflags, BPF_ANY) :
+		    bpf_map_delete_elem(e->w->ifs, &lo) && errno != ENOENT)
+			ERR(e, "cannot set xr_ifs: %s", strerror(errno));
 		return;
 	}
 	if (st->kind == K_FILL) {

@@ -45,6 +45,7 @@ struct env {
 	struct xr_evt ev[MAX_EV];
 	int ev_dom[MAX_EV];
 	int nev, bad_ev;
+	struct xr_evt_bind bind_rec;  /* the last BIND record */
 	/* DOM's control port and the socket bound to it (K_BIND) */
 	uint16_t ctrl_port;
 	int ctrl_sock;
@@ -85,7 +86,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	struct rbctx *r = ctx;
 	struct env *e = r->e;
 
-	if (size != sizeof(struct xr_evt))
+	if (size == sizeof(struct xr_evt_bind))
+		memcpy(&e->bind_rec, data, size);
+	else if (size != sizeof(struct xr_evt))
 		e->bad_ev++;
 	if (e->nev < MAX_EV) {
 		memset(&e->ev[e->nev], 0, sizeof(e->ev[0]));

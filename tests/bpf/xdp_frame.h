@@ -41,6 +41,8 @@ static size_t xhdr_len(uint8_t kind)
 	case K_PROBE:
 	case K_PROBE_REPLY:
 		return sizeof(struct xr_probe_hdr);
+	case K_CTRL:
+		return sizeof(struct xr_ctrl_msg);
 	default:
 		return sizeof(struct xr_data_hdr);
 	}
@@ -152,6 +154,16 @@ static size_t build(struct env *e, const struct step *st, int idx, int r,
 		fr_put32(body + 20, b->ts);
 		fr_put32(body + 24, st->a.rate);
 		break;
+	case K_CTRL:
+		body[0] = XR_VER_TYPE(XR_T_CTRL);
+		body[1] = st->op ? (uint8_t)st->op : XR_CTRL_BIND;
+		fr_put32(body + 4, conn);
+		fr_put64(body + 16, 0xb1d0000000000000ull | (uint64_t)idx);
+		fr_put32(body + 24, PEER_CONN);
+		fr_put64(body + 32, TX_TOKEN);
+		for (j = 64; j < blen; j++)
+			body[j] = payload_byte(b->seed, j);
+		break;
 	default: /* data */
 		body[0] = XR_VER_TYPE(XR_T_DATA);
 		body[1] = st->flags;
@@ -198,6 +210,10 @@ static size_t build(struct env *e, const struct step *st, int idx, int r,
 		f[l4 + 6] ^= 0x01;
 	else if (st->csum == CS_ZERO)
 		fr_put16(f + l4 + 6, 0);
+	else if (st->csum == CS_PARTIAL)
+		fr_put16(f + l4 + 6, fr_pseudo(e->v6, fr_saddr(f, e->v6),
+					       fr_daddr(f, e->v6), 17,
+					       fr_get16(f + l4 + 4)));
 	if (st->udp_len_delta)
 		fr_put16(f + l4 + 4,
 			 (uint16_t)(fr_get16(f + l4 + 4) + st->udp_len_delta));

@@ -5,6 +5,7 @@
 #
 #   build/fuzz/fuzz_ctrl     control messages (fuzz_ctrl.c)
 #   build/fuzz/fuzz_events   XDP event records: ACK/NAK/RECV/READ/PROBE
+#   build/fuzz/fuzz_bind     BIND records and xroce_qp_bind (fuzz_bind.c)
 #
 # The library's sources are compiled once more, by clang with coverage for
 # the fuzzer (libxroce-san.a is gcc's and has none), all but xsk.c, whose
@@ -16,12 +17,12 @@
 
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_OBJ := $(FUZZ_DIR)/obj
-FUZZ_BINS := $(FUZZ_DIR)/fuzz_ctrl $(FUZZ_DIR)/fuzz_events
+FUZZ_BINS := $(FUZZ_DIR)/fuzz_ctrl $(FUZZ_DIR)/fuzz_events $(FUZZ_DIR)/fuzz_bind
 FUZZ_SAN := address,undefined
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE $(WARN) $(LIB_INTERNAL_CFLAGS) \
 	-Itests/fuzz -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Functions of the library and of libbpf/libc the simulation replaces.
-FUZZ_WRAPS := xr_now_ns xr_random64 xr_nl_resolve ring_buffer__new \
+FUZZ_WRAPS := sendmsg xr_now_ns xr_random64 xr_nl_resolve ring_buffer__new \
 	ring_buffer__consume ring_buffer__free recvfrom sendto poll
 FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_OBJ)/%.o,$(filter-out %/xsk.c,$(LIB_SRCS)))
 # The simulation and harness every fuzzer links: tests/fuzz/*.c but the

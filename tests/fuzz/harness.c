@@ -707,14 +707,19 @@ void h_check_qp(const struct xroce_qp *qp)
 	const struct xr_cc *cc = &qp->cc;
 	uint32_t i, sum = 0;
 
-	SIM_CHECK(qp->state <= XROCE_QPS_CLOSED, "state %d", qp->state);
+	SIM_CHECK(qp->state <= XROCE_QPS_CONNECTING, "state %d", qp->state);
 	SIM_CHECK(qp->conn_id < H.dev->conn_tab_size &&
 		  H.dev->conn_tab[qp->conn_id] == qp, "conn_tab");
 	SIM_CHECK(qp->sq_tail - qp->sq_head <= qp->sq_size &&
 		  qp->sq_seg - qp->sq_head <= qp->sq_tail - qp->sq_head,
 		  "send queue head %u seg %u tail %u size %u", qp->sq_head,
 		  qp->sq_seg, qp->sq_tail, qp->sq_size);
-	if (qp->state == XROCE_QPS_INIT)
+	/* Paths and windows exist once the peer's half is programmed: a QP
+	 * connecting through xroce_qp_bind may not have it yet, and one that
+	 * failed to take it never will. */
+	if (qp->state == XROCE_QPS_INIT ||
+	    ((qp->state == XROCE_QPS_CONNECTING || qp->state == XROCE_QPS_ERR) &&
+	     !qp->cc.npaths))
 		return;
 	SIM_CHECK(xr_seq_diff(qp->csn_next, qp->csn_una) >= 0 &&
 		  qp->csn_next - qp->csn_una <= qp->pk_win,

@@ -5,6 +5,7 @@
 #
 #   fuzz_ctrl    control messages from anyone on the network
 #   fuzz_events  ACK/NAK/RECV/READ_REQ/PROBE_REPLY records from peers
+#   fuzz_bind    BIND records (xroce_qp_bind's exchange) from anyone
 #
 # First the reproducers in tests/fuzz/regress/NAME/ (inputs that once
 # found a bug) must pass, then each fuzzer runs SECONDS (default 60) on
@@ -29,13 +30,13 @@ while [ $# -gt 0 ]; do
 	--quick) QUICK=1 ;;
 	-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	[0-9]*) SECS=$1 ;;
-	fuzz_ctrl | fuzz_events) NAMES+=("$1") ;;
+	fuzz_ctrl | fuzz_events | fuzz_bind) NAMES+=("$1") ;;
 	*) echo "usage: $0 [SECONDS|--quick] [fuzz_ctrl|fuzz_events...]" >&2; exit 2 ;;
 	esac
 	shift
 done
 [[ $SECS =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: SECONDS must be a positive integer" >&2; exit 2; }
-[ ${#NAMES[@]} -gt 0 ] || NAMES=(fuzz_ctrl fuzz_events)
+[ ${#NAMES[@]} -gt 0 ] || NAMES=(fuzz_ctrl fuzz_events fuzz_bind)
 [ "$(id -u)" -eq 0 ] || { echo "run.sh: needs root (BPF maps)" >&2; exit 1; }
 
 OUT=build/fuzz
@@ -89,6 +90,7 @@ for name in "${NAMES[@]}"; do
 		# About 10 s each on this machine.
 		case $name in
 		fuzz_ctrl) limit=(-seed=1 -runs=12000) ;;
+		fuzz_bind) limit=(-seed=1 -runs=6000) ;;
 		*) limit=(-seed=1 -runs=2000) ;;
 		esac
 		what="seed 1"

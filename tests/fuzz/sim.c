@@ -221,6 +221,17 @@ ssize_t __wrap_sendto(int fd, const void *buf, size_t len, int flags,
 	return (ssize_t)len;
 }
 
+ssize_t __real_sendmsg(int fd, const struct msghdr *msg, int flags);
+ssize_t __wrap_sendmsg(int fd, const struct msghdr *msg, int flags);
+ssize_t __wrap_sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	if (fd != -1)
+		return __real_sendmsg(fd, msg, flags);
+	SIM_CHECK(msg->msg_iovlen == 1, "sendmsg of %zu pieces", msg->msg_iovlen);
+	return __wrap_sendto(fd, msg->msg_iov[0].iov_base, msg->msg_iov[0].iov_len,
+			     flags, msg->msg_name, msg->msg_namelen);
+}
+
 int __real_poll(struct pollfd *fds, nfds_t n, int timeout);
 int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout);
 int __wrap_poll(struct pollfd *fds, nfds_t n, int timeout)

@@ -14,9 +14,11 @@
  *                        the XDP event ring: sim_evt_push() queues records,
  *                        the library's own callback (progress.c on_event)
  *                        receives them when the library consumes the ring
- *   recvfrom / sendto / poll on fd -1 (the detached device's control
- *                        socket): datagrams queued with sim_ctrl_push() are
- *                        received, sent ones are recorded in sim.sent
+ *   recvfrom / sendto / sendmsg / poll on fd -1 (the detached device's
+ *                        control socket): datagrams queued with
+ *                        sim_ctrl_push() are received, sent ones (sendmsg:
+ *                        one iovec, the control message ignored) are
+ *                        recorded in sim.sent
  *
  * Frames the library transmits come from xsk_loop.c (the AF_XDP socket's
  * replacement), which calls sim.on_tx for each.

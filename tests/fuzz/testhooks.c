@@ -32,6 +32,7 @@ void xr_test_maps_none(struct xr_maps *m)
 	memset(m, 0, sizeof(*m));
 	m->cfg = m->domains = m->mem = m->evq = m->mrs = -1;
 	m->conns = m->rx = m->msgs = m->stats = m->rq = m->reads = -1;
+	m->ifs = -1;
 }
 
 void xr_test_device_swap_maps(struct xroce_device *dev, struct xr_maps *other)

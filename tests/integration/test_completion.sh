@@ -3,7 +3,8 @@
 # driven as readline drives it (COMP_WORDS, COMP_CWORD, then _xroce):
 #   - the commands, global options, each command's options; interface names
 #     where an interface goes (also after --iface=), files for -f and -o,
-#     the keywords of --mode, --tx-engine and perf's role; nothing where a
+#     the keywords of --mode, --tx-engine and perf's role; after
+#     `run --` a command, then files; nothing where a
 #     number or a host goes, and option values are not taken for arguments;
 #   - it knows exactly the commands `xroce help` lists and, for each, the
 #     options `xroce COMMAND --help` lists.
@@ -20,6 +21,11 @@ XROCE=$PWD/build/xroce
 TMP=$(mktemp -d /tmp/xroce-completion.XXXXXX)
 xr_cleanup_push "rm -rf '$TMP'"
 touch "$TMP/file1" "$TMP/file2" "$TMP/other"
+# a command only this test has, for `xroce run -- CMD`
+mkdir "$TMP/bin"
+printf '#!/bin/sh\n' >"$TMP/bin/ib_write_bw_xr_test"
+chmod +x "$TMP/bin/ib_write_bw_xr_test"
+PATH=$TMP/bin:$PATH
 CHECKS=0
 pass() { CHECKS=$((CHECKS + 1)); printf '  ok   %s\n' "$*"; }
 
@@ -52,7 +58,7 @@ has() {
 }
 
 echo "== what completes where"
-expect "attach detach help perf recv send stats status" ""
+expect "attach detach help perf recv run send stats status" ""
 expect "stats status" st
 expect "--help --verbose --version" --
 expect "send" -v se
@@ -79,7 +85,12 @@ expect "" stats -i ""
 expect "" send -i lo ""
 expect "" attach lo ""
 expect "--accept-timeout" recv --acc
-expect "attach detach perf recv send stats status" help ""
+expect "attach detach perf recv run send stats status" help ""
+expect "--devices" run --dev
+expect "" run -D ""
+expect "$TMP/file1 $TMP/file2" run --key "$TMP/fi"
+has ib_write_bw_xr_test run -v -- ib_write_bw_xr_tes
+expect "$TMP/file1 $TMP/file2" run -- ib_write_bw_xr_test "$TMP/fi"
 
 echo "== the lists against the command's own"
 # commands: the indented words under "commands:" in `xroce help`

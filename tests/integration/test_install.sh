@@ -47,11 +47,16 @@ S=$TMP/stage
 P=$S/usr/local
 stage "$S" PREFIX=/usr/local
 expected="usr/local/bin/xroce
+usr/local/include/xroce/fi_xroce.h
 usr/local/include/xroce/xroce.h
+usr/local/lib/libfabric/libxroce-fi.so
 usr/local/lib/libxroce.a
 usr/local/lib/libxroce.so
 usr/local/lib/libxroce.so.0
 usr/local/lib/pkgconfig/xroce.pc
+usr/local/lib/xroce/verbs/libefa.so.1
+usr/local/lib/xroce/verbs/libibverbs.so.1
+usr/local/lib/xroce/verbs/libmlx5.so.1
 usr/local/lib/xroce/xroce.bpf.o
 usr/local/share/bash-completion/completions/xroce
 usr/local/share/man/man3/libxroce.3
@@ -73,6 +78,15 @@ cmp -s "$P/share/bash-completion/completions/xroce" loader/xroce-completion.bash
 	xr_die "the completion installed is not loader/xroce-completion.bash"
 [[ $("$P/bin/xroce" --version) =~ ^xroce\ [0-9.]+$ ]] || xr_die "the installed xroce does not run"
 pass "libxroce.so -> libxroce.so.0 (soname libxroce.so.0), modes, the XDP object, the completion, xroce --version"
+
+# The libfabric provider finds the libxroce.so.0 installed beside it
+# (RUNPATH $ORIGIN/..), wherever the tree is.
+FIP=$P/lib/libfabric/libxroce-fi.so
+# shellcheck disable=SC2016 # $ORIGIN is literal
+readelf -d "$FIP" | grep RUNPATH | grep -F '$ORIGIN/..' >/dev/null || xr_die "libxroce-fi.so: $(readelf -d "$FIP" | grep -E 'RUNPATH|RPATH')"
+ldd "$FIP" | grep -F "$P/lib/libfabric/../libxroce.so.0" >/dev/null ||
+	xr_die "libxroce-fi.so does not load the staged libxroce.so.0: $(ldd "$FIP" | grep xroce)"
+pass "libxroce-fi.so in lib/libfabric loads the libxroce.so.0 installed with it"
 
 export PKG_CONFIG_SYSROOT_DIR=$S PKG_CONFIG_PATH=$P/lib/pkgconfig
 grep -qx 'prefix=/usr/local' "$P/lib/pkgconfig/xroce.pc" || xr_die "xroce.pc: $(head -1 "$P/lib/pkgconfig/xroce.pc")"

@@ -114,7 +114,10 @@ grep -q "retry\|failed\|nothing from the receiver" "$TMP/send.out" ||
 	fail "no error reported: $(cat "$TMP/send.out")"
 pass "receiver killed: sender failed in ${ms} ms: $(tail -1 "$TMP/send.out")"
 
-nsx "$B" timeout $((60 * TS)) "$XROCE" recv -i eth0 -b 64M --accept-timeout 20000 --idle $((1000 * TS)) \
+# A small buffer: the receiver sees a completion per 1 MiB chunk, so its
+# 1 s idle time measures the sender's silence, not how long a loaded
+# machine takes to write one 32 MiB half of a 64 MiB buffer.
+nsx "$B" timeout $((60 * TS)) "$XROCE" recv -i eth0 -b 2M --accept-timeout 20000 --idle $((1000 * TS)) \
 	>"$TMP/recv.out" 2>&1 &
 rpid=$!
 xr_wait_listen "$B"

@@ -8,12 +8,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 rc=0
-SRCS=(user/*/*.c loader/*.c tests/integration/itest_*.c tests/fabric/*.c)
+SRCS=(user/*/*.c user/ibverbs/standin/*.c loader/*.c tests/integration/itest_*.c
+      tests/fabric/*.c tests/ofi/*.c)
 
 echo "== cppcheck"
 # LIBBPF_OPTS is a libbpf macro cppcheck cannot see through.
 cppcheck --quiet --platform=unix64 --enable=warning,performance,portability \
-	--error-exitcode=1 --inline-suppr -Iinclude -Iuser/util -Iuser/algo -Iuser/io -Iuser/engine -Ibpf -Ibuild \
+	--error-exitcode=1 --inline-suppr -Iinclude -Iuser/util -Iuser/algo -Iuser/io -Iuser/engine -Iuser/ofi -Itests/ofi -Ibpf -Ibuild \
 	--suppress=missingIncludeSystem --suppress=missingInclude \
 	-D__linux__ -D__x86_64__ \
 	"-DLIBBPF_OPTS(T,N,...)=struct T N = {.sz = sizeof(struct T), __VA_ARGS__}" \
@@ -34,7 +35,7 @@ CHECKS+=',-bugprone-assignment-in-if-condition'
 CHECKS+=',-clang-analyzer-security.insecureAPI.DeprecatedOrUnsafeBufferHandling'
 CHECKS+=',-clang-analyzer-valist.Uninitialized'
 out=$(clang-tidy --quiet -checks="$CHECKS" "${SRCS[@]}" -- -std=gnu11 \
-	-D_GNU_SOURCE -Iinclude -Iuser/util -Iuser/algo -Iuser/io -Iuser/engine -Ibpf -isystem build -Iloader -Itests/fabric \
+	-D_GNU_SOURCE -Iinclude -Iuser/util -Iuser/algo -Iuser/io -Iuser/engine -Iuser/ofi -Itests/ofi -Ibpf -isystem build -Iloader -Itests/fabric \
 	-I"$(clang -print-resource-dir)/include" 2>/dev/null |
 	grep -E "warning:|error:" | grep -v "^build/")
 if [ -n "$out" ]; then

@@ -5,6 +5,7 @@
  * that survive, and every arriving packet is ACKed, the ACKs processed in
  * the order they arrive (paths may have different RTTs). */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,6 +42,7 @@ static struct {
 	/* knobs */
 	uint64_t rtt[XR_MAX_PATHS];
 	uint32_t mark_mask, mark_every, loss_mask, loss_pct, hint;
+	uint32_t cap;      /* a path delivers at most this many per round (0: any) */
 	uint64_t spike_ns; /* extra delay of the first ACK of a round */
 	/* observations */
 	uint32_t nmarked[XR_MAX_PATHS];
@@ -117,6 +119,7 @@ static uint32_t h_round(void)
 		H.sent_total[i]++;
 		n++;
 		lost = (H.loss_mask >> i & 1) && (uint32_t)(rand() % 100) < H.loss_pct;
+		lost |= H.cap && H.sent[i] > H.cap; /* a full queue overflows */
 		ce = (H.mark_mask >> i & 1) && H.nmarked[i]++ % H.mark_every == 0;
 		/* The receiver, in send order per path (a path is ordered). */
 		xr_rxw_forward(&H.rx[i], xr_txpath_base(&H.tp[i]));
@@ -225,12 +228,21 @@ static void test_slow_start(void **state)
 }
 
 /* All packets marked: DCTCP with alpha = 1 halves, once per RTT. */
-static void test_marks(void **state)
+/* The default mark response (cc.c, ecn_factor): half the window times
+ * the chance that a window of w packets marked with probability alpha
+ * holds a mark; DCTCP's 1 - alpha/2 with cfg.ecn_dctcp. */
+static double ecn_cut(double alpha, double w)
+{
+	if (H.cc.cfg.ecn_dctcp || w <= 1)
+		return 1 - alpha / 2;
+	return 1 - (1 - pow(1 - alpha, w)) / 2;
+}
+
+static void marks(const struct xr_cc_cfg *cfg)
 {
 	double pw, cw, pa, ca;
 
-	(void)state;
-	h_init(1, NULL);
+	h_init(1, cfg);
 	h_rounds(2);
 	pw = H.cc.path[0].ctl.cwnd;
 	cw = xr_cc_conn_window(&H.cc);
@@ -244,19 +256,19 @@ static void test_marks(void **state)
 	assert_int_equal(H.cc.conn.cuts_ecn, 1);
 	/* cut once, no increase for the rest of that RTT; the only path keeps
 	 * at least the connection window (its share) */
-	assert_true(H.cc.conn.cwnd == cw * (1 - ca / 2));
-	assert_true(H.cc.path[0].ctl.cwnd == pw * (1 - pa / 2) ||
+	assert_true(H.cc.conn.cwnd == cw * ecn_cut(ca, cw));
+	assert_true(H.cc.path[0].ctl.cwnd == pw * ecn_cut(pa, pw) ||
 		    H.cc.path[0].ctl.cwnd == H.cc.conn.cwnd);
 	assert_true(H.cc.path[0].ctl.cwnd >= H.cc.conn.cwnd);
 	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_CONGESTED);
 	assert_true(H.cc.path[0].marks > 10);
-	/* Next RTT: one more cut, by (1 - alpha/2). */
+	/* Next RTT: one more cut. */
 	cw = H.cc.conn.cwnd;
 	ca = H.cc.conn.alpha;
 	h_round();
 	assert_int_equal(H.cc.path[0].ctl.cuts_ecn, 2);
 	assert_int_equal(H.cc.conn.cuts_ecn, 2);
-	assert_true(H.cc.conn.cwnd == cw * (1 - ca / 2) ||
+	assert_true(H.cc.conn.cwnd == cw * ecn_cut(ca, cw) ||
 		    H.cc.conn.cwnd == H.cc.cfg.conn_min_cwnd);
 	assert_true(H.cc.path[0].ctl.cwnd >= 1);
 	/* Marks stop: back to GOOD after 2 RTTs, and growing again. */
@@ -268,15 +280,62 @@ static void test_marks(void **state)
 	assert_true(H.cc.path[0].ctl.cwnd > pw);
 }
 
-/* alpha tracks the marked fraction: 1 in 10 marked -> alpha ~0.1 and cuts
- * of ~5%. */
+/* All packets marked: cut once per RTT, by a half while alpha is near 1
+ * (the default rule, or DCTCP's with cfg.ecn_dctcp). */
+static void test_marks(void **state)
+{
+	struct xr_cc_cfg cfg;
+
+	(void)state;
+	marks(NULL);
+	xr_cc_cfg_default(&cfg);
+	cfg.ecn_dctcp = 1;
+	marks(&cfg);
+}
+
+/* A lightly marked window is cut by a little, a window of many packets
+ * with the same marked fraction by nearly a half: a mark costs what it
+ * costs a classic (RFC 3168) flow of this window on average, not alpha/2
+ * whatever the window. */
+static void test_marks_classic(void **state)
+{
+	(void)state;
+	h_init(1, NULL);
+	H.cc.conn.alpha = 0.01;
+	assert_true(ecn_cut(0.01, 4) > 0.97);            /* ~2% */
+	assert_true(ecn_cut(0.01, 400) < 0.51);          /* ~half */
+	assert_true(ecn_cut(0.01, 400) < 1 - 0.01 / 2);  /* DCTCP: 0.5% */
+	/* a classic flow's expected cut, per RTT: 1/2 P(at least a mark) */
+	assert_true(fabs(ecn_cut(0.1, 10) - (1 - (1 - pow(0.9, 10)) / 2)) < 1e-12);
+	/* through the controller: one marked packet in a round of ~100 */
+	h_rounds(8);
+	H.cc.conn.alpha = 0.01;
+	H.cc.path[0].ctl.alpha = 0.01;
+	{
+		double cw = xr_cc_conn_window(&H.cc);
+
+		H.mark_mask = 1;
+		H.mark_every = 1000;
+		H.nmarked[0] = 0;
+		h_round();
+		assert_int_equal(H.cc.conn.cuts_ecn, 1);
+		assert_true(H.cc.conn.cwnd < cw * 0.75);
+		assert_true(H.cc.conn.cwnd == cw * ecn_cut(0.01, cw));
+	}
+}
+
+/* alpha tracks the marked fraction: 1 in 10 marked -> alpha ~0.1 and, with
+ * DCTCP's rule, cuts of ~5%. */
 static void test_alpha(void **state)
 {
+	struct xr_cc_cfg cfg;
 	double before, after;
 	uint64_t cuts;
 
 	(void)state;
-	h_init(1, NULL);
+	xr_cc_cfg_default(&cfg);
+	cfg.ecn_dctcp = 1;
+	h_init(1, &cfg);
 	h_rounds(6);
 	H.mark_mask = 1;
 	H.mark_every = 10;
@@ -309,7 +368,7 @@ static void test_mark_one_path(void **state)
 	h_round();
 	assert_int_equal(H.cc.path[2].ctl.cuts_ecn, 1);
 	/* by (1 - alpha/2), down to no less than its share of the connection */
-	assert_true(H.cc.path[2].ctl.cwnd == pw * (1 - pa / 2) ||
+	assert_true(H.cc.path[2].ctl.cwnd == pw * ecn_cut(pa, pw) ||
 		    H.cc.path[2].ctl.cwnd == xr_cc_conn_window(&H.cc) / 4);
 	assert_true(H.cc.path[2].ctl.cwnd < pw);
 	assert_int_equal(xr_cc_path_state(&H.cc, 2), XR_CC_CONGESTED);
@@ -337,18 +396,20 @@ static void test_mark_one_path(void **state)
 	assert_true(H.sent_total[2] * 2 > H.sent_total[0]);
 }
 
-/* Random loss without marks is not congestion: no cut, no suspicion,
- * growth as without loss.  With loss_beta set, the same losses cut. */
+/* Random loss without marks is not congestion: no cut, no suspicion; it
+ * ends slow start (a loss might be the queue's edge) and growth goes on,
+ * to the window a loss-free run reaches.  With loss_beta set, the same
+ * losses cut. */
 static void test_random_loss_no_reaction(void **state)
 {
 	struct xr_cc_cfg cfg;
-	double lossless[2];
+	double lossless[2], w12;
 	int np, i;
 
 	(void)state;
 	for (np = 1; np <= 4; np += 3) {
 		h_init(np, NULL);
-		h_rounds(12);
+		h_rounds(400);
 		lossless[np == 4] = xr_cc_conn_window(&H.cc);
 
 		h_init(np, NULL);
@@ -364,11 +425,16 @@ static void test_random_loss_no_reaction(void **state)
 		}
 		assert_int_equal(H.cc.conn.cuts_loss + H.cc.conn.cuts_ecn, 0);
 		assert_int_equal(H.was_suspect, 0);
-		assert_true(xr_cc_conn_window(&H.cc) >= 0.9 * lossless[np == 4]);
-		/* and it stays so over a long run */
+		assert_true(H.cc.conn.cwnd >= H.cc.conn.ssthresh); /* ended */
+		w12 = xr_cc_conn_window(&H.cc);
+		/* over a long run: no cut, and the window grows on to what a
+		 * loss-free run reached (or at least triples) */
 		h_rounds(400);
 		assert_int_equal(H.was_suspect, 0);
 		assert_int_equal(H.cc.conn.cuts_loss + H.cc.conn.cuts_ecn, 0);
+		assert_true(xr_cc_conn_window(&H.cc) >= 0.9 * lossless[np == 4] ||
+			    xr_cc_conn_window(&H.cc) >= 3 * w12);
+		assert_int_equal(H.cc.compete, 0);
 	}
 
 	xr_cc_cfg_default(&cfg);
@@ -379,6 +445,159 @@ static void test_random_loss_no_reaction(void **state)
 	h_rounds(12);
 	assert_true(H.cc.path[0].ctl.cuts_loss > 0);
 	assert_true(xr_cc_conn_window(&H.cc) < 0.5 * lossless[0]);
+}
+
+/* Losses only while the queue is high (a drop-tail queue overflows only
+ * when full) are congestion: a halving per RTT.  The same loss rate at
+ * every queue level is random loss: no cut.  Queue "high" and "low" are
+ * RTTs above and below the connection's mid RTT; both stay under the
+ * delay target here, so only losses can tell. */
+static void loss_vs_queue(bool follow)
+{
+	int phase;
+
+	h_init(1, NULL);
+	for (phase = 0; phase < 40; phase++) {
+		H.rtt[0] = 50 * US;
+		H.loss_mask = follow ? 0 : 1;
+		H.loss_pct = 5;
+		h_rounds(10);
+		H.rtt[0] = 400 * US;
+		H.loss_mask = 1;
+		h_rounds(10);
+	}
+	assert_true(H.lost_total > 200);
+	assert_int_equal(H.was_suspect, 0);
+	assert_int_equal(H.cc.compete, 0);
+	if (follow) {
+		assert_true(H.cc.lq.cong > 10);
+		assert_true(H.cc.conn.cuts_loss > 5);
+	} else {
+		assert_int_equal(H.cc.lq.cong, 0);
+		assert_int_equal(H.cc.conn.cuts_loss, 0);
+	}
+}
+
+static void test_loss_follows_queue(void **state)
+{
+	(void)state;
+	loss_vs_queue(true);
+	loss_vs_queue(false);
+}
+
+/* A queue pinned full (too shallow for the delay signal: the RTT cannot
+ * rise, and no low-queue RTTs to compare with): every path delivers at
+ * most 20 packets a round and drops the rest.  A window that overruns it
+ * loses a fraction no random loss reaches, on every path alike: that is
+ * congestion, not failure; the window settles around what fits instead of
+ * flooding the queue.  (One path of three losing that much is that path
+ * failing: test_failure_vs_congestion.) */
+static void test_pinned_queue(void **state)
+{
+	uint64_t sent = 0;
+	int i;
+
+	(void)state;
+	h_init(3, NULL);
+	H.cap = 20;
+	h_rounds(100);
+	for (i = 0; i < 3; i++)
+		sent += H.sent_total[i];
+	assert_true(H.cc.conn.cuts_loss >= 2);
+	assert_int_equal(H.was_suspect, 0);
+	assert_true(xr_cc_conn_window(&H.cc) < 2 * 3 * 20);
+	assert_true(H.lost_total * 10 < sent); /* not flooding it */
+}
+
+/* The RTT of a queue of our own: 50 us plus 12 us per packet in flight
+ * beyond a BDP of 10 packets. */
+static void own_queue_round(void)
+{
+	uint32_t n = H.cc.conn.inflight ? H.cc.conn.inflight
+					: (uint32_t)xr_cc_conn_window(&H.cc);
+
+	H.rtt[0] = 50 * US + (n > 10 ? (n - 10) * 12 * US : 0);
+	h_round();
+}
+
+/* A standing queue that our backing off does not drain (flows that fill
+ * a drop-tail queue hold it): once the window is halved and the queue
+ * still stands, compete mode: no delay cuts, additive increase.  A drain
+ * probe every drain_every_ns holds the window low for 2 srtt: the window
+ * comes back while the queue stands; when the RTT falls to the target
+ * (and to half) during one, the queue was ours and compete mode ends.  A
+ * queue of our own from the start never gets there. */
+static void test_compete(void **state)
+{
+	uint64_t cuts, t;
+	double w, w0;
+	int i;
+
+	(void)state;
+	h_init(1, NULL);
+	h_rounds(10);                   /* learns the 50 us base */
+	H.rtt[0] = 3 * MS;              /* a queue of others' */
+	for (i = 0; i < 200 && !H.cc.compete; i++)
+		h_round();
+	assert_int_equal(H.cc.compete, 1);
+	assert_int_equal(H.cc.competes, 1);
+	assert_true(H.cc.conn.cuts_delay >= 2);
+	cuts = H.cc.conn.cuts_delay;
+	w0 = H.cc.conn.cwnd;
+	h_rounds(50);
+	assert_int_equal(H.cc.conn.cuts_delay, cuts);
+	assert_true(H.cc.conn.cwnd > w0 + 30);
+	/* the drain probe: the window comes back, compete mode stays */
+	t = H.now;
+	while (!H.cc.drains && H.now - t < 2 * H.cc.cfg.drain_every_ns)
+		h_round();
+	assert_int_equal(H.cc.drains, 1);
+	w = H.cc.drain_saved;
+	h_rounds(4);
+	assert_int_equal(H.cc.drains_alone, 0);
+	assert_int_equal(H.cc.compete, 1);
+	assert_true(H.cc.conn.cwnd >= w);
+	/* the others leave, the queue is ours: the next probe drains it */
+	t = H.now;
+	while (H.cc.compete && H.now - t < 2 * H.cc.cfg.drain_every_ns)
+		own_queue_round();
+	assert_int_equal(H.cc.compete, 0);
+	assert_int_equal(H.cc.drains_alone, 1);
+
+	/* Our own queue: the RTT grows with what we send beyond a BDP of
+	 * 10 packets; the delay rule holds it near the target. */
+	h_init(1, NULL);
+	h_rounds(5);
+	for (i = 0; i < 400; i++)
+		own_queue_round();
+	assert_true(H.cc.conn.cuts_delay > 5);
+	assert_int_equal(H.cc.competes, 0);
+}
+
+/* A timeout of packets sent while the connection saw congestion is a
+ * congestion drop the gap rule could not see: not failure (a second in a
+ * row is; test_blackhole_down, and without congestion
+ * test_late_ack_restores). */
+static void test_timeout_in_congestion(void **state)
+{
+	uint32_t psn;
+	int i;
+
+	(void)state;
+	h_init(2, NULL);
+	h_rounds(4);
+	H.mark_mask = 1;
+	h_round();
+	H.mark_mask = 0;
+	for (i = 0; i < 4; i++) {
+		xr_txpath_send(&H.tp[1], 700 + i, 1500, H.now, &psn);
+		xr_cc_on_send(&H.cc, 1, H.now);
+	}
+	H.now = xr_txpath_next_deadline(&H.tp[1]);
+	assert_int_equal(xr_txpath_on_timer(&H.tp[1], H.now, &H.res), 4);
+	xr_cc_on_timeout(&H.cc, 1, &H.res, H.now);
+	assert_int_equal(xr_cc_path_state(&H.cc, 1), XR_CC_GOOD);
+	assert_int_equal(H.cc.path[1].ctl.inflight, 0);
 }
 
 /* Paths of different lengths: ACKs of path B arrive after ACKs of later
@@ -875,9 +1094,14 @@ int main(void)
 		cmocka_unit_test(test_init),
 		cmocka_unit_test(test_slow_start),
 		cmocka_unit_test(test_marks),
+		cmocka_unit_test(test_marks_classic),
 		cmocka_unit_test(test_alpha),
 		cmocka_unit_test(test_mark_one_path),
 		cmocka_unit_test(test_random_loss_no_reaction),
+		cmocka_unit_test(test_loss_follows_queue),
+		cmocka_unit_test(test_pinned_queue),
+		cmocka_unit_test(test_compete),
+		cmocka_unit_test(test_timeout_in_congestion),
 		cmocka_unit_test(test_reorder_across_paths),
 		cmocka_unit_test(test_delay_signal),
 		cmocka_unit_test(test_rate_hint),

@@ -4,107 +4,9 @@
  * path state (good / congested / suspect / down), probing, pacing and path
  * selection.  Pure: no I/O, no allocation, the clock passed in.
  *
- * WINDOWS (packets).  Each path has a window, and so has the connection; a
- * packet may go on path p if p's in-flight count and the connection's stay
- * within their windows.  The connection window is what makes a connection
- * with 8 paths as fair as one with 1 path (its increase is 1 packet per RTT
- * however many paths it sprays over, like coupled MPTCP); the path windows
- * steer packets away from a path whose own route is congested.  A path
- * marked about as much as its connection (congestion all paths share, such
- * as the receiver's last hop; always so with a single path) never has a
- * window below its share of the connection window (connection window /
- * paths in service), so path windows never bind, together, below the
- * connection window and the connection competes as one DCTCP flow (without
- * this floor a 1-path connection is two controllers cutting one flow at
- * different moments and loses to a 4-path one).  A path marked far more
- * than its connection (alpha > 2 alpha_conn + 0.05) has no floor.
- * Start: path 16, connection 32 packets, both in slow start.  Bounds: path
- * 1..256 (the PSN window), connection 2..npaths*256.
- *
- * ECN: DCTCP per controller.  The receiver's cumulative counters (ce_pkts,
- * rx_pkts per path; ECE flags as a fallback when it does not count) give the
- * marked fraction F of each observation window (one smoothed RTT); alpha =
- * (1 - g) alpha + g F with g = 1/16, alpha starting at 1 (so the first cut,
- * usually ending slow start, is about a half).  A marked ACK cuts cwnd to
- * window * (1 - alpha / 2), at most once per RTT, and is not counted for
- * increase; the connection does the same with its own alpha, computed over
- * all its paths' packets.  So once the alphas have learnt, a path whose own
- * route marks every packet is cut by half per RTT while the connection,
- * whose marked fraction is that path's share of its traffic, is cut by that
- * share of a half; a bottleneck every path crosses marks every path and
- * the connection reacts like one DCTCP flow.
- *
- * DELAY: the second signal.  If the smallest RTT sample of an observation
- * window exceeds the target (min RTT + 500 us by default, or an absolute
- * cfg.delay_target_ns), the window is cut by 1 - 0.5 (rtt - target) / rtt
- * (Swift-like, no more than half), at most once per RTT; the connection uses
- * the smallest sample over all paths against the smallest min RTT.  The
- * window minimum (not each sample) is used because scheduling noise on a
- * busy host inflates single samples, while a standing queue inflates all.
- * The 500 us allowance is about twice what a full 256-entry veth ring adds
- * at 1 Mpps, so on this machine ECN is the signal and delay is the
- * safety net for bottlenecks that do not mark (tbf/htb, deep buffers).
- *
- * INCREASE: slow start +1 per packet acknowledged while at least half the
- * window was in use; then +1 packet per RTT (cwnd += 1/cwnd per packet)
- * while all of it was (peak in flight over this and the last observation
- * window, like Linux's tcp_is_cwnd_limited); none within an RTT of a cut.
- *
- * LOSS IS NOT CONGESTION (default, loss_beta = 0).  Random loss on a lossy
- * fabric would make a loss-driven controller collapse (TCP keeps ~20% of its
- * goodput at 10% loss); xroce must keep >= 85%, so a loss only means
- * "retransmit that packet".  Congestion drops come with marks (the queue
- * marks long before it overflows) and the marks drive the windows.  For a
- * fabric that drops without marking, cfg.loss_beta > 0 cuts by that factor
- * once per RTT with losses.
- *
- * RATE HINT.  The receiver's fair share for this sender (Mbit/s, in every
- * ACK).  The pacing rate never exceeds it, and the connection window is
- * capped at 2 * hint * srtt (converted with cfg.pkt_bytes; the factor 2 so
- * the window does not throttle below the hint, pacing holds the rate).
- * When the hint first appears or rises, the connection window jumps to that
- * cap (ending slow start) and the paths in service to their share of it,
- * so senders start at the right rate instead of probing for it, and an
- * incast settles within a few RTTs.  Marks still cut below the hint.
- *
- * PACING.  Token bucket at the connection level (all paths leave through
- * the same NIC and usually arrive through the same last hop): rate =
- * gain * window / srtt with gain 1.25 (2 in slow start), capped by the
- * hint; bucket depth 32 packets, so no burst can fill much of a 256-entry
- * veth ring.  Unpaced (window-limited only) before the first RTT sample.
- *
- * PATH STATES.
- *   GOOD       in service.
- *   CONGESTED  in service, but a mark or delay signal in the last 2 srtt:
- *              new packets go to GOOD paths while they have room.
- *   SUSPECT    out of service (failure, not congestion): a timeout that
- *              declared >= 2 packets lost or was the second in a row, or
- *              an unmarked loss fraction (EWMA, g = 1/32 per packet, after
- *              >= 32 packets) >= 0.35.  Random loss of 10% keeps that EWMA
- *              around 0.1 (one standard deviation ~0.04), so it does not
- *              trigger; a path losing half its packets does within ~40.
- *              Losses within 2 srtt of a mark are congestion drops and do
- *              not count.  The library moves the path's packets elsewhere,
- *              changes its entropy (XR_CC_EV_REROUTE) and probes it every
- *              200 us (one probe outstanding, timeout max(1 ms, 2 srtt)).
- *   DOWN       3 consecutive timeouts / failed probes.  Probed with a
- *              backoff (200 us doubling to 50 ms), new entropy per failure.
- *   Return to service: 2 consecutive probe replies (or, for a path
- *   suspected after a timeout, 2 ACKs acknowledging data: it was alive
- *   after all).  It restarts at the initial path window (or its floor) in
- *   slow start up to the window it had.  SUSPECT paths carry data only when
- *   no path is GOOD or CONGESTED; DOWN paths never do.
- *
- * PATH SELECTION.  Packet by packet: among usable paths with a free window
- * of at least one packet, the best class (GOOD, then CONGESTED, then
- * SUSPECT), then the fewest packets in flight; ties go to the next path
- * after the previous choice.  So equal paths get round robin, a path whose
- * ACKs come back faster gets more, and a path's own window caps it only
- * when its route is congested.  (Largest free window first was tried and
- * starves a path whose window was cut: the other paths' windows do not bind
- * while the connection window does, so their free windows stay larger and
- * the cut path never fills its window, never counts as window-limited and
- * never grows back.)  Deterministic given the state.
+ * The rules are docs/PROTOCOL.md 13.1 (windows, marks, delay, congestion
+ * loss against random loss, compete mode, pacing) and 13.3 (path states,
+ * probes, selection); why they are so, and what was tried instead, 13.4.
  */
 #include <errno.h>
 #include <float.h>
@@ -120,6 +22,22 @@
 #define MAX_COUNTER_STEP 65536    /* larger receiver-counter jumps: resync */
 #define OWN_CONGESTION_MARGIN 0.05 /* path alpha > 2 conn alpha + this: the
 				    * path's own route is congested */
+/* Congestion loss (docs/PROTOCOL.md 13.1): the mid RTT follows the windows'
+ * minimum over ~64 observation windows, slower than a loss-based flow's
+ * sawtooth rises (so an overflow at its top is above it, the RTTs after its
+ * fall below); the counts halve past LOSSQ_SPAN packets, and a verdict
+ * needs LOSSQ_MIN_LO packets seen with the queue low. */
+#define LOSSQ_MID_SHIFT 6
+#define LOSSQ_SPAN 16384.0
+#define LOSSQ_MIN_LO 256.0
+/* A loss fraction no random loss we are built for reaches (the target is
+ * 10%): then the queue is pinned full and losses are congestion whatever
+ * the RTT says.  EWMA gain per packet 1/64: at 10% random loss its
+ * standard deviation is ~0.027, so 0.25 (5.7 of them) is not reached by
+ * chance, while an overflow gets there within a few dozen packets. */
+#define LOSSQ_FRAC_G (1.0 / 64)
+#define LOSSQ_FRAC_CONG 0.25
+#define DRAIN_WINDOWS 2             /* a drain probe lasts 2 srtt */
 
 void xr_cc_cfg_default(struct xr_cc_cfg *c)
 {
@@ -134,8 +52,11 @@ void xr_cc_cfg_default(struct xr_cc_cfg *c)
 	c->path_max_cwnd = XR_TXPATH_WIN;
 	c->ai_pkts = 1;
 	c->dctcp_g = 1.0 / 16;
+	c->ecn_dctcp = 0;
+	c->compete_windows = 8;
 	c->delay_beta = 0.5;
 	c->loss_beta = 0;
+	c->cong_loss_beta = 0.5;
 	c->pace_gain = 1.25;
 	c->pace_gain_ss = 2.0;
 	c->suspect_loss = 0.35;
@@ -148,6 +69,8 @@ void xr_cc_cfg_default(struct xr_cc_cfg *c)
 	c->probe_interval_ns = 200 * US;
 	c->probe_interval_max_ns = 50 * MS;
 	c->probe_timeout_ns = 1 * MS;
+	c->compete_min_ns = 10 * MS;
+	c->drain_every_ns = 1000 * MS;
 }
 
 static bool cfg_valid(const struct xr_cc_cfg *c)
@@ -159,6 +82,8 @@ static bool cfg_valid(const struct xr_cc_cfg *c)
 	       c->path_max_cwnd <= XR_TXPATH_WIN && c->ai_pkts > 0 &&
 	       c->dctcp_g > 0 && c->dctcp_g <= 1 && c->delay_beta >= 0 &&
 	       c->delay_beta <= 1 && c->loss_beta >= 0 && c->loss_beta < 1 &&
+	       c->cong_loss_beta >= 0 && c->cong_loss_beta < 1 &&
+	       (!c->compete_windows || c->drain_every_ns) &&
 	       c->pace_gain > 0 && c->pace_gain_ss > 0 && c->suspect_loss > 0 &&
 	       c->loss_ewma_g > 0 && c->loss_ewma_g <= 1 && c->down_timeouts &&
 	       c->probe_ok && c->probe_interval_ns &&
@@ -301,12 +226,17 @@ static uint32_t n_in_service(const struct xr_cc *cc)
  * one flow at different moments).  A path marked much more than its
  * connection has a congested route of its own: it may go down to the
  * minimum, and its state steers new packets around it. */
+static bool own_congestion(const struct xr_cc *cc, const struct xr_cc_path *p)
+{
+	return p->ctl.alpha > 2 * cc->conn.alpha + OWN_CONGESTION_MARGIN;
+}
+
 static double floor_of(const struct xr_cc *cc, const struct xr_cc_path *p,
 		       uint32_t n_svc, double conn_window)
 {
 	double f;
 
-	if (!n_svc || p->ctl.alpha > 2 * cc->conn.alpha + OWN_CONGESTION_MARGIN)
+	if (!n_svc || own_congestion(cc, p))
 		return cc->cfg.path_min_cwnd;
 	f = conn_window / n_svc;
 	if (f > cc->cfg.path_max_cwnd)
@@ -428,6 +358,20 @@ static double delay_factor(const struct xr_cc *cc, uint64_t rtt,
 	return f < 0.5 ? 0.5 : f;
 }
 
+/* Cut factor for a mark.  DCTCP's 1 - alpha/2 loses little to its own kind
+ * but takes several times its share from classic ECN flows (RFC 3168: a
+ * mark is a loss, one decrease per marked RTT) in the same queue; the
+ * default is what such a flow's decrease is worth on average: a half, times
+ * the chance that a window of w packets marked with probability alpha holds
+ * a mark.  For w = 1 that is DCTCP's alpha/2; a full window is cut like
+ * Reno, a lightly marked one by a little. */
+static double ecn_factor(const struct xr_cc *cc, double alpha, double w)
+{
+	if (cc->cfg.ecn_dctcp || w <= 1)
+		return 1 - alpha / 2;
+	return 1 - (1 - pow(1 - alpha, w)) / 2;
+}
+
 static uint64_t conn_min_rtt(const struct xr_cc *cc)
 {
 	uint64_t m = 0;
@@ -516,6 +460,112 @@ static void probe_success(struct xr_cc *cc, struct xr_cc_path *p, uint64_t now)
 		p->probe_next_ns = now; /* confirm at once */
 }
 
+/* Loss against the queue.  A drop-tail queue drops only when it is full,
+ * so overflow losses come with the highest RTTs; random loss (a bad link,
+ * a lossy fabric) does not care how full the queue is.  Each ACK's packets
+ * (resolved in flight + lost) are counted by its RTT sample: at or above
+ * the mid RTT, or below it.  Losses are congestion only while the loss
+ * rate with the queue high clearly exceeds the rate with it low:
+ * lost_hi > 2 E + 4 sqrt(E) + 4, E = n_hi * (lost_lo + 1) / (n_lo + 1) (the
+ * high band's losses at the low band's rate, smoothed).  Random loss keeps
+ * the two rates equal at any rate; an overflow at a full queue makes the
+ * low rate ~0.  A queue that never drains (no low samples) gives no
+ * verdict: losses are then congestion only in compete mode (where loss-
+ * based flows fill the queue) or when the queue is pinned (below). */
+enum { LOSSQ_UNKNOWN, LOSSQ_RANDOM, LOSSQ_QUEUE };
+
+static int lossq_verdict(const struct xr_cc_lossq *q)
+{
+	double e;
+
+	if (q->n_lo < LOSSQ_MIN_LO || q->n_hi < LOSSQ_MIN_LO)
+		return LOSSQ_UNKNOWN;
+	e = q->n_hi * (q->lost_lo + 1) / (q->n_lo + 1);
+	return q->lost_hi > 2 * e + 4 * sqrt(e) + 4 ? LOSSQ_QUEUE : LOSSQ_RANDOM;
+}
+
+/* The connection loses a fraction no random loss reaches, and every path
+ * in service loses alike: the shared queue is pinned full.  (A path that
+ * fails loses far more than its siblings: that is for path state.) */
+static bool lossq_pinned(const struct xr_cc *cc)
+{
+	uint32_t i;
+
+	if (cc->lq.frac < LOSSQ_FRAC_CONG)
+		return false;
+	for (i = 0; i < cc->npaths; i++)
+		if (in_service(&cc->path[i]) &&
+		    cc->path[i].lost_frac < LOSSQ_FRAC_CONG / 2)
+			return false;
+	return true;
+}
+
+/* Count an ACK's packets; true if its losses are congestion. */
+static bool lossq_update(struct xr_cc *cc, struct xr_cc_path *p,
+			 const struct xr_ack_result *r)
+{
+	struct xr_cc_lossq *q = &cc->lq;
+	uint32_t n = r->acked_inflight + r->nlost;
+	double keep;
+	bool hi;
+	int v;
+
+	if (!n)
+		return false;
+	keep = pow(1 - LOSSQ_FRAC_G, n);
+	q->frac = q->frac * keep + (1 - keep) * ((double)r->nlost / n);
+	keep = pow(1 - cc->cfg.loss_ewma_g, n);
+	p->lost_frac = p->lost_frac * keep + (1 - keep) * ((double)r->nlost / n);
+	if (r->nlost && cc->cfg.cong_loss_beta > 0 && lossq_pinned(cc))
+		return true;
+	if (!r->rtt_ns || !q->mid_ns)
+		return false;
+	hi = r->rtt_ns >= q->mid_ns;
+	if (hi) {
+		q->n_hi += n;
+		q->lost_hi += r->nlost;
+	} else {
+		q->n_lo += n;
+		q->lost_lo += r->nlost;
+	}
+	if (q->n_hi + q->n_lo > LOSSQ_SPAN) {
+		q->n_hi /= 2;
+		q->lost_hi /= 2;
+		q->n_lo /= 2;
+		q->lost_lo /= 2;
+	}
+	if (!r->nlost || !hi || cc->cfg.cong_loss_beta <= 0)
+		return false;
+	/* Without a verdict yet, a connection that competes with loss-based
+	 * flows takes their losses as they do. */
+	v = lossq_verdict(q);
+	return v == LOSSQ_QUEUE || (v == LOSSQ_UNKNOWN && cc->compete);
+}
+
+/* A congestion signal on the path within the last 2 srtt. */
+static bool near_signal(const struct xr_cc_path *p, uint64_t now)
+{
+	return p->last_signal_ns && now - p->last_signal_ns < 2 * win_len(p->srtt_ns);
+}
+
+/* Every other path in service loses at least half as much as p: the loss
+ * is shared (a full queue on the way of all of them), not p failing. */
+static bool losing_alike(const struct xr_cc *cc, const struct xr_cc_path *p)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < cc->npaths; i++) {
+		const struct xr_cc_path *o = &cc->path[i];
+
+		if (o == p || !in_service(o))
+			continue;
+		if (o->lost_frac < p->lost_frac / 2)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
 /* Unmarked losses: failure evidence for the path, never a window cut. */
 static void loss_update(struct xr_cc *cc, struct xr_cc_path *p,
 			const struct xr_ack_result *r, uint64_t now)
@@ -525,13 +575,13 @@ static void loss_update(struct xr_cc *cc, struct xr_cc_path *p,
 
 	if (!n)
 		return;
-	if (p->marks + p->ctl.cuts_delay &&
-	    now - p->last_signal_ns < 2 * win_len(p->srtt_ns))
+	if (near_signal(p, now))
 		return; /* drops next to congestion signals: congestion */
 	keep = pow(1 - cc->cfg.loss_ewma_g, n);
 	p->loss_ewma = p->loss_ewma * keep + (1 - keep) * ((double)r->nlost / n);
 	p->loss_n += n;
-	if (p->loss_n >= 32 && p->loss_ewma >= cc->cfg.suspect_loss)
+	if (p->loss_n >= 32 && p->loss_ewma >= cc->cfg.suspect_loss &&
+	    !losing_alike(cc, p))
 		enter_suspect(p, false, 0, now);
 }
 
@@ -542,8 +592,9 @@ static void state_expire(struct xr_cc_path *p, uint64_t now)
 		p->state = XR_CC_GOOD;
 }
 
-static void congested(struct xr_cc_path *p, uint64_t now)
+static void congested(struct xr_cc *cc, struct xr_cc_path *p, uint64_t now)
 {
+	cc->last_cong_ns = now;
 	p->last_signal_ns = now;
 	if (p->state == XR_CC_GOOD)
 		p->state = XR_CC_CONGESTED;
@@ -568,6 +619,112 @@ static void hint_jump(struct xr_cc *cc)
 	raise_to_floor(cc);
 }
 
+/* COMPETE (docs/PROTOCOL.md 13.1).  The delay signal assumes that backing
+ * off drains the queue.  Loss-based flows (TCP CUBIC, Reno) fill a drop-
+ * tail queue whatever we do: then the queue outlasts our cuts, and yielding
+ * to delay only hands them our share.  Once it has (see below), the
+ * connection stops reading delay as congestion and competes as they do:
+ * additive increase, a halving per RTT with congestion losses (marks cut
+ * as always).
+ * It goes back to the delay signal only when a drain probe shows the queue
+ * was its own: every drain_every_ns it holds its window at what would be
+ * in flight without a queue (cwnd * min RTT / srtt) for DRAIN_WINDOWS
+ * srtt; if the RTT falls to the target and to half of what it was, nobody
+ * else holds the queue (they left); else the window is given back.  (A
+ * loss-based flow's sawtooth dips by a third at most; and when we joined a
+ * queue already full our min RTT is its bottom, which such a dip meets.) */
+static void compete_window_end(struct xr_cc *cc, uint64_t wmin, uint64_t target,
+			       uint64_t now)
+{
+	struct xr_cc_ctl *c = &cc->conn;
+	uint64_t srtt = win_len(cc->srtt_ns);
+
+	if (wmin == NO_RTT || !target)
+		return;
+	if (cc->drain_start_ns) {
+		if (now < cc->drain_end_ns)
+			return;
+		cc->drain_start_ns = 0;
+		cc->drain_at_ns = now + cc->cfg.drain_every_ns;
+		if (cc->drain_min_ns <= target &&
+		    cc->drain_min_ns <= cc->drain_pre_ns / 2) {
+			/* alone: back to delay; regrow quickly up to where it was */
+			cc->compete = 0;
+			cc->drains_alone++;
+			c->ssthresh = cc->drain_saved;
+			cc->q_windows = 0;
+		} else {
+			c->cwnd = cc->drain_saved;
+		}
+		return;
+	}
+	if (wmin > target) {
+		if (!cc->q_windows++) {
+			cc->q_since_ns = now;
+			cc->q_cwnd = c->cwnd;
+			cc->q_peak_ns = 0;
+		}
+		if (wmin > cc->q_peak_ns)
+			cc->q_peak_ns = wmin;
+	} else {
+		cc->q_windows = 0;
+	}
+	if (!cc->compete) {
+		/* The queue did not answer our backing off: we halved our
+		 * window (or reached the minimum) since it rose above the
+		 * target, and it is still within 10% of its highest since.
+		 * Alone, it would have fallen with our window (after a slow-
+		 * start overshoot it does, within a few RTTs; at the delay
+		 * rule's equilibrium we do not halve).  The windows follow
+		 * srtt, which lags a queue that just grew: the streak must
+		 * also last compete_windows of the RTT now seen. */
+		if (cc->cfg.compete_windows &&
+		    cc->q_windows >= cc->cfg.compete_windows &&
+		    now - cc->q_since_ns >= cc->cfg.compete_min_ns &&
+		    now - cc->q_since_ns >= cc->cfg.compete_windows * wmin &&
+		    (c->cwnd <= cc->q_cwnd / 2 || c->cwnd <= cc->cfg.conn_min_cwnd) &&
+		    wmin >= cc->q_peak_ns - cc->q_peak_ns / 10) {
+			cc->compete = 1;
+			cc->competes++;
+			cc->drain_at_ns = now + cc->cfg.drain_every_ns;
+		}
+		return;
+	}
+	if (now >= cc->drain_at_ns && cc->srtt_ns) {
+		double w = c->cwnd * (double)conn_min_rtt(cc) / (double)cc->srtt_ns;
+
+		cc->drain_saved = c->cwnd;
+		c->cwnd = w < cc->cfg.conn_min_cwnd ? cc->cfg.conn_min_cwnd : w;
+		cc->drain_start_ns = now;
+		cc->drain_end_ns = now + DRAIN_WINDOWS * srtt;
+		cc->drain_min_ns = NO_RTT;
+		cc->drain_pre_ns = wmin;
+		cc->drains++;
+	}
+}
+
+/* A sample of a packet sent after the drain probe began. */
+static void drain_sample(struct xr_cc *cc, uint64_t rtt, uint64_t now)
+{
+	if (cc->drain_start_ns && now - rtt >= cc->drain_start_ns &&
+	    rtt < cc->drain_min_ns)
+		cc->drain_min_ns = rtt;
+}
+
+static void lossq_mid(struct xr_cc *cc, uint64_t wmin)
+{
+	struct xr_cc_lossq *q = &cc->lq;
+
+	if (wmin == NO_RTT)
+		return;
+	if (!q->mid_ns)
+		q->mid_ns = wmin;
+	else if (wmin > q->mid_ns)
+		q->mid_ns += (wmin - q->mid_ns) >> LOSSQ_MID_SHIFT;
+	else
+		q->mid_ns -= (q->mid_ns - wmin) >> LOSSQ_MID_SHIFT;
+}
+
 static void dec_inflight(struct xr_cc *cc, struct xr_cc_path *p, uint32_t n)
 {
 	uint32_t d = n < p->ctl.inflight ? n : p->ctl.inflight;
@@ -576,41 +733,37 @@ static void dec_inflight(struct xr_cc *cc, struct xr_cc_path *p, uint32_t n)
 	cc->conn.inflight -= d < cc->conn.inflight ? d : cc->conn.inflight;
 }
 
-void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
-		  const struct xr_ack_result *r, const struct xr_txpath *tp,
-		  uint64_t now)
+/* RTT of an ACK: the path's estimates, the connection's srtt, both
+ * observation windows' minimum, a drain probe's sample. */
+static void ack_rtt(struct xr_cc *cc, struct xr_cc_path *p,
+		    const struct xr_ack_result *r, const struct xr_txpath *tp,
+		    uint64_t now)
 {
-	const struct xr_cc_cfg *cfg = &cc->cfg;
-	struct xr_cc_ctl *c = &cc->conn, *k;
-	struct xr_cc_path *p;
-	uint32_t drx, dce, hint_before;
-	bool marked;
-	uint64_t wmin;
-	double f;
+	struct xr_cc_ctl *c = &cc->conn, *k = &p->ctl;
 
-	if (!valid_path(cc, path) || r->bad)
-		return;
-	p = &cc->path[path];
-	k = &p->ctl;
-	dec_inflight(cc, p, r->acked_inflight + r->nlost);
-
-	/* RTT */
 	p->srtt_ns = xr_rtt_srtt(&tp->rtt);
 	p->rttvar_ns = xr_rtt_var(&tp->rtt);
 	p->min_rtt_ns = xr_rtt_min(&tp->rtt);
-	if (r->rtt_ns) {
-		cc->srtt_ns = cc->srtt_ns ? cc->srtt_ns - cc->srtt_ns / 8 +
-						    r->rtt_ns / 8
-					  : r->rtt_ns;
-		if (r->rtt_ns < k->win_min_rtt_ns)
-			k->win_min_rtt_ns = r->rtt_ns;
-		if (r->rtt_ns < c->win_min_rtt_ns)
-			c->win_min_rtt_ns = r->rtt_ns;
-	}
+	if (!r->rtt_ns)
+		return;
+	cc->srtt_ns = cc->srtt_ns ? cc->srtt_ns - cc->srtt_ns / 8 + r->rtt_ns / 8
+				  : r->rtt_ns;
+	if (r->rtt_ns < k->win_min_rtt_ns)
+		k->win_min_rtt_ns = r->rtt_ns;
+	if (r->rtt_ns < c->win_min_rtt_ns)
+		c->win_min_rtt_ns = r->rtt_ns;
+	drain_sample(cc, r->rtt_ns, now);
+}
 
-	/* ECN */
+/* ECN of an ACK: the receiver's counter deltas into both observation
+ * windows and the path's totals; whether it carries a mark. */
+static bool ack_ecn(struct xr_cc *cc, struct xr_cc_path *p,
+		    const struct xr_ack_view *a, const struct xr_ack_result *r)
+{
+	struct xr_cc_ctl *c = &cc->conn, *k = &p->ctl;
+	uint32_t drx, dce;
+
 	counter_deltas(p, a, &drx, &dce);
-	marked = dce > 0 || r->ece;
 	k->win_rx += drx;
 	k->win_ce += dce;
 	k->win_acks++;
@@ -621,50 +774,128 @@ void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
 	c->win_ece += r->ece;
 	p->rx_total += drx;
 	p->ce_total += dce;
+	return dce > 0 || r->ece;
+}
+
+/* Decreases of an ACK (docs/PROTOCOL.md 13.1): a mark, a congestion loss,
+ * the end of slow start on any loss, loss_beta.  The connection first, so
+ * the path's floor is its share of the new connection window. */
+static void ack_decrease(struct xr_cc *cc, struct xr_cc_path *p, bool marked,
+			 bool closs, const struct xr_ack_result *r, uint64_t now)
+{
+	const struct xr_cc_cfg *cfg = &cc->cfg;
+	struct xr_cc_ctl *c = &cc->conn, *k = &p->ctl;
+	uint32_t i;
+	double f;
+
+	if (marked) {
+		p->marks++;
+		congested(cc, p, now);
+		/* A path marked far more than its connection has a congested
+		 * route of its own: the connection is trimmed by the share of
+		 * its packets so marked (DCTCP), and the path's window and
+		 * state steer traffic off it.  A bottleneck every path
+		 * crosses costs the connection what it costs a classic flow. */
+		f = own_congestion(cc, p) ? 1 - c->alpha / 2 :
+		    ecn_factor(cc, c->alpha, xr_cc_conn_window(cc));
+		ctl_cut(c, xr_cc_conn_window(cc), f, cfg->conn_min_cwnd,
+			cc->srtt_ns, now, &c->cuts_ecn);
+		ctl_cut(k, k->cwnd, ecn_factor(cc, k->alpha, k->cwnd),
+			path_floor(cc, p), p->srtt_ns, now, &k->cuts_ecn);
+	}
+	if (closs) {
+		cc->lq.cong += r->nlost;
+		congested(cc, p, now);
+		ctl_cut(c, xr_cc_conn_window(cc), 1 - cfg->cong_loss_beta,
+			cfg->conn_min_cwnd, cc->srtt_ns, now, &c->cuts_loss);
+		ctl_cut(k, k->cwnd, 1 - cfg->cong_loss_beta, path_floor(cc, p),
+			p->srtt_ns, now, &k->cuts_loss);
+	}
+	if (!r->nlost)
+		return;
+	/* Any loss ends slow start (without a cut): doubling on into a queue
+	 * that overflows costs a window of drops before the verdict on
+	 * losses has evidence; random loss only slows the ramp to additive
+	 * increase.  The overshoot's losses, on every path, are congestion
+	 * for path state too. */
+	if (c->cwnd < c->ssthresh) {
+		c->ssthresh = c->cwnd;
+		for (i = 0; i < cc->npaths; i++)
+			cc->path[i].last_signal_ns = now;
+		cc->last_cong_ns = now;
+	}
+	if (k->cwnd < k->ssthresh)
+		k->ssthresh = k->cwnd;
+	if (cfg->loss_beta > 0) {
+		ctl_cut(c, xr_cc_conn_window(cc), 1 - cfg->loss_beta,
+			cfg->conn_min_cwnd, cc->srtt_ns, now, &c->cuts_loss);
+		ctl_cut(k, k->cwnd, 1 - cfg->loss_beta, path_floor(cc, p),
+			p->srtt_ns, now, &k->cuts_loss);
+	}
+}
+
+/* Ends of observation windows: alpha, the delay signal (not in compete
+ * mode), the standing-queue test and the mid RTT. */
+static void ack_windows(struct xr_cc *cc, struct xr_cc_path *p, uint64_t now)
+{
+	const struct xr_cc_cfg *cfg = &cc->cfg;
+	struct xr_cc_ctl *c = &cc->conn, *k = &p->ctl;
+	uint64_t wmin, target;
+	double f;
+
+	if (ctl_window_end(c, cfg->dctcp_g, cc->srtt_ns, now, &wmin)) {
+		target = delay_target(cc, conn_min_rtt(cc));
+		f = cc->compete ? 1 : delay_factor(cc, wmin, target);
+		if (f < 1)
+			ctl_cut(c, xr_cc_conn_window(cc), f, cfg->conn_min_cwnd,
+				cc->srtt_ns, now, &c->cuts_delay);
+		compete_window_end(cc, wmin, target, now);
+		lossq_mid(cc, wmin);
+	}
+	if (ctl_window_end(k, cfg->dctcp_g, p->srtt_ns, now, &wmin)) {
+		f = cc->compete ? 1 :
+		    delay_factor(cc, wmin, delay_target(cc, p->min_rtt_ns));
+		if (f < 1) {
+			congested(cc, p, now);
+			ctl_cut(k, k->cwnd, f, path_floor(cc, p), p->srtt_ns,
+				now, &k->cuts_delay);
+		}
+	}
+}
+
+void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
+		  const struct xr_ack_result *r, const struct xr_txpath *tp,
+		  uint64_t now)
+{
+	const struct xr_cc_cfg *cfg = &cc->cfg;
+	struct xr_cc_ctl *c = &cc->conn, *k;
+	struct xr_cc_path *p;
+	uint32_t hint_before;
+	bool marked, closs;
+
+	if (!valid_path(cc, path) || r->bad)
+		return;
+	p = &cc->path[path];
+	k = &p->ctl;
+	dec_inflight(cc, p, r->acked_inflight + r->nlost);
+
+	ack_rtt(cc, p, r, tp, now);
+	closs = lossq_update(cc, p, r);
+	marked = ack_ecn(cc, p, a, r);
 
 	/* Rate hint: the latest, from ACKs that are not stale. */
 	hint_before = cc->hint_mbps;
 	if (!r->stale)
 		cc->hint_mbps = a->rate_hint;
 
-	/* Decreases: the connection first, so the path's floor is its share
-	 * of the new connection window. */
-	if (marked) {
-		p->marks++;
-		congested(p, now);
-		ctl_cut(c, xr_cc_conn_window(cc), 1 - c->alpha / 2,
-			cfg->conn_min_cwnd, cc->srtt_ns, now, &c->cuts_ecn);
-		ctl_cut(k, k->cwnd, 1 - k->alpha / 2, path_floor(cc, p),
-			p->srtt_ns, now, &k->cuts_ecn);
-	}
-	if (r->nlost && cfg->loss_beta > 0) {
-		ctl_cut(c, xr_cc_conn_window(cc), 1 - cfg->loss_beta,
-			cfg->conn_min_cwnd, cc->srtt_ns, now, &c->cuts_loss);
-		ctl_cut(k, k->cwnd, 1 - cfg->loss_beta, path_floor(cc, p),
-			p->srtt_ns, now, &k->cuts_loss);
-	}
-
-	/* Observation windows: alpha, and the delay signal. */
-	if (ctl_window_end(c, cfg->dctcp_g, cc->srtt_ns, now, &wmin)) {
-		f = delay_factor(cc, wmin, delay_target(cc, conn_min_rtt(cc)));
-		if (f < 1)
-			ctl_cut(c, xr_cc_conn_window(cc), f, cfg->conn_min_cwnd,
-				cc->srtt_ns, now, &c->cuts_delay);
-	}
-	if (ctl_window_end(k, cfg->dctcp_g, p->srtt_ns, now, &wmin)) {
-		f = delay_factor(cc, wmin, delay_target(cc, p->min_rtt_ns));
-		if (f < 1) {
-			congested(p, now);
-			ctl_cut(k, k->cwnd, f, path_floor(cc, p), p->srtt_ns,
-				now, &k->cuts_delay);
-		}
-	}
+	ack_decrease(cc, p, marked, closs, r, now);
+	ack_windows(cc, p, now);
 
 	/* Increase, on ACKs without marks. */
-	if (!marked)
+	if (!marked && !closs)
 		ctl_grow(k, r->acked_inflight, p->srtt_ns, now, cfg->ai_pkts,
 			 cfg->path_max_cwnd);
-	if (!marked && c->cwnd <= hint_window(cc))
+	if (!marked && !closs && !cc->drain_start_ns && c->cwnd <= hint_window(cc))
 		ctl_grow(c, r->acked_inflight, cc->srtt_ns, now, cfg->ai_pkts,
 			 cfg->conn_max_cwnd);
 	/* A new or higher hint, or slow start reaching the hint: jump to it. */
@@ -691,6 +922,17 @@ void xr_cc_on_timeout(struct xr_cc *cc, int path,
 	p = &cc->path[path];
 	dec_inflight(cc, p, r->nlost);
 	p->timeouts++;
+	/* A first timeout of packets sent about when the connection saw
+	 * congestion (a signal on any path since an srtt before the oldest
+	 * of them), or while competing for a full queue, or while losses
+	 * go with the queue, is a congestion drop the gap rule could not see
+	 * (the packets after it were dropped too, or not yet sent): not
+	 * failure.  A second in a row is. */
+	if (r->consec_timeouts < 2 &&
+	    (cc->compete || lossq_verdict(&cc->lq) == LOSSQ_QUEUE ||
+	     (cc->last_cong_ns &&
+	      cc->last_cong_ns + win_len(cc->srtt_ns) >= r->lost[0].tx_ns)))
+		return;
 	if (r->nlost >= cc->cfg.suspect_min_lost || r->consec_timeouts >= 2)
 		enter_suspect(p, true, r->consec_timeouts, now);
 	if (r->consec_timeouts >= cc->cfg.down_timeouts)

@@ -2,7 +2,7 @@
 /*
  * Congestion control, path state and path selection of one connection: a
  * pure state machine (no I/O, no allocation, the clock passed in).  The
- * algorithm and its constants are described at the top of cc.c.
+ * algorithm and its constants are described in docs/PROTOCOL.md 13.
  *
  * Windows are in packets (doubles, so that additive increase can add
  * fractions): every data packet is about one MTU, the per-path bound of 256
@@ -71,8 +71,16 @@ struct xr_cc_cfg {
 	double path_max_cwnd;       /* at most XR_TXPATH_WIN */
 	double ai_pkts;             /* additive increase per RTT */
 	double dctcp_g;             /* EWMA gain of the marked fraction */
+	uint32_t ecn_dctcp;         /* 1: cut alpha / 2 per marked RTT (DCTCP);
+				     * 0: the expected decrease of a classic
+				     * flow with this window (docs/PROTOCOL.md
+				     * 13.1) */
+	uint32_t compete_windows;   /* standing-queue windows -> compete mode;
+				     * 0 = never */
 	double delay_beta;          /* delay cut: 1 - beta * (rtt - target) / rtt */
-	double loss_beta;           /* cut per RTT with losses; 0 = never */
+	double loss_beta;           /* cut per RTT with any loss; 0 = never */
+	double cong_loss_beta;      /* cut per RTT with a congestion loss (one
+				     * that comes with a full queue); 0 = none */
 	double pace_gain;           /* pacing rate = gain * window / srtt */
 	double pace_gain_ss;        /* ... in slow start */
 	double suspect_loss;        /* unmarked loss EWMA making a path suspect */
@@ -86,6 +94,9 @@ struct xr_cc_cfg {
 	uint64_t probe_interval_ns; /* between probes of a suspect path */
 	uint64_t probe_interval_max_ns; /* backoff cap for a down path */
 	uint64_t probe_timeout_ns;  /* a probe unanswered this long failed */
+	uint64_t compete_min_ns;    /* compete mode: the standing queue lasted
+				     * at least this long too */
+	uint64_t drain_every_ns;    /* in compete mode: drain probe period */
 };
 
 void xr_cc_cfg_default(struct xr_cc_cfg *cfg);
@@ -119,9 +130,10 @@ struct xr_cc_path {
 	uint32_t probe_fails;      /* consecutive failures */
 	uint64_t probe_sent_ns;    /* outstanding probe, 0 = none */
 	uint64_t probe_next_ns;    /* when the next probe is due */
-	uint64_t last_signal_ns;   /* last mark or delay signal */
+	uint64_t last_signal_ns;   /* last mark, delay or congestion-loss signal */
 	uint64_t srtt_ns, rttvar_ns, min_rtt_ns; /* copied from the txpath */
 	double loss_ewma;          /* fraction of resolved packets lost */
+	double lost_frac;          /* the same, congestion drops included */
 	uint32_t loss_n;           /* packets behind loss_ewma since reset */
 	uint32_t rsvd;
 	double saved_cwnd;         /* before it left service */
@@ -130,16 +142,41 @@ struct xr_cc_path {
 	uint64_t marks, timeouts, suspects, downs, probes, probes_failed;
 };
 
+/* Is a loss congestion?  Packets are counted by the RTT their ACK saw:
+ * above the connection's mid RTT (queue high) or below it. */
+struct xr_cc_lossq {
+	uint64_t mid_ns;           /* slow EWMA of the windows' min RTT */
+	double n_hi, lost_hi;      /* packets resolved / lost, queue high */
+	double n_lo, lost_lo;      /* ... queue low; all four decay */
+	double frac;               /* EWMA of the fraction lost, per packet */
+	uint64_t cong;             /* losses taken as congestion (telemetry) */
+};
+
 struct xr_cc {
 	struct xr_cc_cfg cfg;
 	uint32_t npaths;
 	uint32_t rr;               /* rotation for ties in path selection */
 	uint32_t hint_mbps;        /* latest receiver rate hint, 0 = none */
-	uint32_t rsvd;
+	uint32_t compete;          /* 1: flows that do not yield to delay hold
+				    * the queue: the delay signal is off */
+	uint64_t last_cong_ns;     /* last congestion signal on any path */
 	uint64_t srtt_ns;          /* connection RTT: EWMA over all paths */
 	double pace_tokens;
 	uint64_t pace_last_ns;
 	struct xr_cc_ctl conn;
+	struct xr_cc_lossq lq;
+	/* standing queue and compete mode (cc.c, "COMPETE") */
+	uint32_t q_windows;        /* consecutive windows above the target */
+	uint64_t q_since_ns;       /* first of the q_windows */
+	uint64_t q_peak_ns;        /* their highest min RTT */
+	double q_cwnd;             /* connection window at the first */
+	uint64_t drain_at_ns;      /* next drain probe */
+	uint64_t drain_start_ns;   /* drain probe under way since (0 = none) */
+	uint64_t drain_end_ns;
+	uint64_t drain_min_ns;     /* its smallest RTT sample */
+	uint64_t drain_pre_ns;     /* the window min RTT before it */
+	double drain_saved;        /* the window before it */
+	uint64_t competes, drains, drains_alone; /* telemetry */
 	struct xr_cc_path path[XR_MAX_PATHS];
 };
 

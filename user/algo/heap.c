@@ -115,3 +115,73 @@ uint64_t xr_heap_block_len(const struct xr_heap *h, uint64_t off)
 			return b->len;
 	return 0;
 }
+
+int xr_heap_alloc_at(struct xr_heap *h, uint64_t off, uint64_t len)
+{
+	struct xr_heap_blk *b;
+
+	if (!len || (off | len) & 63)
+		return -EINVAL;
+	for (b = h->head; b; b = b->next) {
+		if (b->used || off < b->off || off - b->off > b->len ||
+		    len > b->len - (off - b->off))
+			continue;
+		if (off > b->off) {
+			/* Split off what lies before as its own free block. */
+			struct xr_heap_blk *p = calloc(1, sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			p->off = off;
+			p->len = b->len - (off - b->off);
+			p->next = b->next;
+			b->len = off - b->off;
+			b->next = p;
+			b = p;
+		}
+		if (b->len > len) {
+			struct xr_heap_blk *rest = calloc(1, sizeof(*rest));
+
+			if (!rest)
+				return -ENOMEM;
+			rest->off = b->off + len;
+			rest->len = b->len - len;
+			rest->next = b->next;
+			b->len = len;
+			b->next = rest;
+		}
+		b->used = 1;
+		h->used_bytes += b->len;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+int xr_heap_largest_free(const struct xr_heap *h, uint64_t *off, uint64_t *len)
+{
+	const struct xr_heap_blk *b, *best = NULL;
+
+	for (b = h->head; b; b = b->next)
+		if (!b->used && (!best || b->len > best->len))
+			best = b;
+	if (!best)
+		return -ENOMEM;
+	*off = best->off;
+	*len = best->len;
+	return 0;
+}
+
+void xr_heap_free_range(struct xr_heap *h, uint64_t off, uint64_t len)
+{
+	for (;;) {
+		struct xr_heap_blk *b;
+
+		for (b = h->head; b; b = b->next)
+			if (b->used && b->off >= off && b->off - off < len)
+				break;
+		if (!b)
+			return;
+		/* Frees (and merges) one block per pass: the list changes. */
+		xr_heap_free(h, b->off);
+	}
+}

@@ -32,5 +32,12 @@ int xr_heap_alloc(struct xr_heap *h, uint64_t len, uint64_t align,
 int xr_heap_free(struct xr_heap *h, uint64_t off);
 /* Length of the allocated block starting at off, 0 if none. */
 uint64_t xr_heap_block_len(const struct xr_heap *h, uint64_t off);
+/* Allocate exactly [off, off + len) (64-byte multiples): -ENOSPC if any of
+ * it is in use or outside the heap. */
+int xr_heap_alloc_at(struct xr_heap *h, uint64_t off, uint64_t len);
+/* The largest free block. */
+int xr_heap_largest_free(const struct xr_heap *h, uint64_t *off, uint64_t *len);
+/* Free every allocated block that starts inside [off, off + len). */
+void xr_heap_free_range(struct xr_heap *h, uint64_t off, uint64_t len);
 
 #endif /* XR_USER_HEAP_H */

@@ -22,12 +22,11 @@
  *
  * RTO = srtt + 4 rttvar (RFC 6298), clamped to [rto_min, rto_max], doubled
  * per consecutive timeout (capped at rto_max), back to 1x on any ACK that
- * acknowledges something.  rto_min defaults to 1 ms although a veth RTT is
- * ~30-100 us: on 2 shared cores the library can be descheduled for about a
- * millisecond, and a spurious timeout costs a burst of duplicate
- * retransmissions plus a wrong "path silent" verdict.  A smaller floor finds
- * tail losses sooner (better small-message p99 under loss); a larger one is
- * safer on a noisier host.  It is a config field.
+ * acknowledges something.  rto_min defaults to 1 ms, well above a veth
+ * RTT, because a spurious timeout costs a burst of duplicate retransmissions
+ * and a wrong "path silent" verdict while a smaller floor only finds tail
+ * losses sooner; the measurements behind the choice are in
+ * docs/PERFORMANCE.md ("The machine").  It is a config field.
  *
  * Spurious timeouts teach the floor.  An ACK triggered by a PSN the timer
  * had expired proves the timer early (that packet and its ACK were under way

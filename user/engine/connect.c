@@ -30,6 +30,17 @@ static uint64_t deadline_of(int timeout_ms)
  * may read the socket first (it queues requests and keeps answers for us),
  * so with one the wait is cut into short steps.  It also returns when an
  * answer or (for_request) a connection request is waiting. */
+/* A request the blocking accept may take is queued. */
+static bool have_request(const struct xroce_device *dev)
+{
+	uint32_t i;
+
+	for (i = 0; i < dev->npending; i++)
+		if (!dev->pending[i].id && dev->pending[i].port == dev->ctrl_port)
+			return true;
+	return false;
+}
+
 static int ctrl_wait(struct xroce_device *dev, uint64_t until_ns, bool for_request)
 {
 	for (;;) {
@@ -39,7 +50,7 @@ static int ctrl_wait(struct xroce_device *dev, uint64_t until_ns, bool for_reque
 		if (dev->qps && !dev->threaded)
 			xr_progress(dev);
 		now = xr_now_ns();
-		if (now >= until_ns || dev->have_answer || (for_request && dev->npending))
+		if (now >= until_ns || dev->have_answer || (for_request && have_request(dev)))
 			return 0;
 		step = dev->qps || dev->threaded ? XR_WAIT_STEP_NS : until_ns - now;
 		rc = xr_ctrl_wait(dev, now + (step < until_ns - now ? step :
@@ -49,8 +60,8 @@ static int ctrl_wait(struct xroce_device *dev, uint64_t until_ns, bool for_reque
 	}
 }
 
-static int parse_host(const char *host, uint16_t port, int *family,
-		      struct sockaddr_in6 *sa)
+int xr_ctrl_parse_host(const char *host, uint16_t port, int *family,
+		       struct sockaddr_in6 *sa)
 {
 	struct in_addr a4;
 
@@ -133,7 +144,7 @@ int xr_qp_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 	if (qp->state != XROCE_QPS_INIT)
 		return xr_fail(&dev->log, -EISCONN, "xroce_connect: qp %u is not "
 			       "new", qp->conn_id);
-	if (parse_host(host, port, &qp->family, &to))
+	if (xr_ctrl_parse_host(host, port, &qp->family, &to))
 		return xr_fail(&dev->log, -EINVAL, "xroce_connect: %s is not a "
 			       "numeric IPv4 or IPv6 address", host);
 	if (!port)
@@ -174,9 +185,9 @@ int xr_qp_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 	return xr_ctrl_establish(qp, &ans, &to);
 }
 
-static void reject(struct xroce_device *dev, const struct xr_ctrl_msg *req,
-		   const struct sockaddr_in6 *from, int err)
+static void reject(struct xroce_device *dev, const struct xr_ctrl_req *q, int err)
 {
+	const struct xr_ctrl_msg *req = (const struct xr_ctrl_msg *)q->msg;
 	struct xr_ctrl_msg r;
 
 	memset(&r, 0, sizeof(r));
@@ -184,24 +195,38 @@ static void reject(struct xroce_device *dev, const struct xr_ctrl_msg *req,
 	r.op = XR_CTRL_REJECT;
 	r.status = htons((uint16_t)err);
 	r.nonce = req->nonce;
-	send_signed(dev, &r, from);
+	if (dev->auth.keyed)
+		xr_auth_sign(dev->auth.key, &r);
+	xr_ctrl_send_from(dev, q->port, &r, &q->from);
 }
 
-/* Take the oldest queued request into *req; false if there is none. */
+/* Take the oldest queued request for the device's own port into *req
+ * (not one xroce_get_conn_req handed out); false if there is none. */
 static bool pop_request(struct xroce_device *dev, struct xr_ctrl_req *req)
 {
-	if (!dev->npending)
-		return false;
-	*req = dev->pending[0];
-	memmove(&dev->pending[0], &dev->pending[1],
-		(dev->npending - 1) * sizeof(dev->pending[0]));
+	uint32_t i;
+
+	for (i = 0; i < dev->npending; i++) {
+		if (dev->pending[i].id || dev->pending[i].port != dev->ctrl_port)
+			continue;
+		*req = dev->pending[i];
+		xr_ctrl_req_remove(dev, i);
+		return true;
+	}
+	return false;
+}
+
+void xr_ctrl_req_remove(struct xroce_device *dev, uint32_t i)
+{
+	memmove(&dev->pending[i], &dev->pending[i + 1],
+		(dev->npending - i - 1) * sizeof(dev->pending[0]));
 	dev->npending--;
-	return true;
 }
 
 /* Connect qp as the request asks and answer it (remembered, so that a
- * resent CONNECT gets the same ACCEPT). */
-static int answer_request(struct xroce_qp *qp, const struct xr_ctrl_req *req)
+ * resent CONNECT gets the same ACCEPT) out of the socket the request came
+ * to, which carries the connection's control messages from then on. */
+int xr_ctrl_answer_request(struct xroce_qp *qp, const struct xr_ctrl_req *req)
 {
 	struct xroce_device *dev = qp->dev;
 	const struct xr_ctrl_msg *m = (const struct xr_ctrl_msg *)req->msg;
@@ -211,6 +236,7 @@ static int answer_request(struct xroce_qp *qp, const struct xr_ctrl_req *req)
 	int rc;
 
 	qp->family = m->family == 6 ? AF_INET6 : AF_INET;
+	qp->ctrl_lport = req->port;
 	memset(&a, 0, sizeof(a));
 	rc = xr_ctrl_fill_self(qp, &a);
 	if (dev->auth.keyed) {
@@ -221,7 +247,7 @@ static int answer_request(struct xroce_qp *qp, const struct xr_ctrl_req *req)
 	if (!rc)
 		rc = xr_ctrl_establish(qp, m, &req->from);
 	if (rc) {
-		reject(dev, m, &req->from, -rc);
+		reject(dev, req, -rc);
 		return rc;
 	}
 	a.op = XR_CTRL_ACCEPT;
@@ -236,8 +262,9 @@ static int answer_request(struct xroce_qp *qp, const struct xr_ctrl_req *req)
 	r->valid = true;
 	r->nonce = be64toh(m->nonce);
 	r->from = req->from;
+	r->port = req->port;
 	memcpy(r->reply, &a, sizeof(a));
-	xr_ctrl_send(dev, &a, &req->from);
+	xr_ctrl_send_from(dev, req->port, &a, &req->from);
 	return 0;
 }
 
@@ -254,7 +281,7 @@ int xr_qp_accept(struct xroce_qp *qp, int timeout_ms)
 		xr_ctrl_drain(dev, 0, NULL);
 		/* A request that cannot be served is refused and forgotten;
 		 * the listener waits on for the next (no datagram stops it). */
-		if (pop_request(dev, &req) && !answer_request(qp, &req))
+		if (pop_request(dev, &req) && !xr_ctrl_answer_request(qp, &req))
 			return 0;
 		if (timeout_ms == 0)
 			return -ETIMEDOUT; /* a poll, not a failure */

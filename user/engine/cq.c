@@ -14,7 +14,6 @@
 #include "device.h"
 #include "trace.h"
 
-#define XR_CQ_MAX (1u << 22)
 
 int xr_cq_create(struct xroce_device *dev, int cqe, struct xroce_cq **out)
 {
@@ -155,5 +154,11 @@ int xr_cq_req_notify(struct xroce_cq *cq, int solicited_only)
 		return xr_fail(&cq->dev->log, -EINVAL, "xroce_req_notify_cq: no "
 			       "notification function set");
 	cq->armed = 1;
+	/* The application will sleep until notified: the progress thread
+	 * must not stand by for a poller (progress.c). */
+	if (cq->dev->empty_polls) {
+		cq->dev->empty_polls = 0;
+		pthread_cond_signal(&cq->dev->standby);
+	}
 	return 0;
 }

@@ -12,6 +12,8 @@
 
 #include "xroce/xroce.h"
 
+#define XR_CQ_MAX (1u << 22)           /* completions per CQ */
+
 struct xroce_cq {
 	struct xroce_device *dev;
 	struct xroce_wc *ring;

@@ -14,6 +14,13 @@
  * the same nonce; the server remembers recent answers and resends the same
  * ACCEPT.  CLOSE (with the receiver's token) tells the peer a connection is
  * gone, so its outstanding work is flushed at once instead of timing out.
+ *
+ * Besides its control socket a device may listen on more ports (cm.c's
+ * xroce_listen).  Every socket is read here and each message is handled
+ * the same way; what answers a request goes out of the socket it came to,
+ * and so do a connection's later CLOSE and CLOSE_ACK: the peer sees one
+ * address and port for the connection, the one it connected to, and
+ * takes answers only from there.
  */
 #include <errno.h>
 #include <poll.h>
@@ -63,6 +70,7 @@ int xr_ctrl_open(struct xroce_device *dev, const char *addr, uint16_t port)
 	if (getsockname(dev->ctrl_fd, (struct sockaddr *)&sa, &len))
 		return xr_fail(&dev->log, -errno, "getsockname: %s", strerror(errno));
 	dev->ctrl_port = ntohs(sa.sin6_port);
+	dev->rx_port = dev->ctrl_port;
 	memcpy(dev->ctrl_addr, &sa.sin6_addr, 16);
 	return 0;
 }
@@ -74,13 +82,29 @@ void xr_ctrl_close(struct xroce_device *dev)
 	dev->ctrl_fd = -1;
 }
 
+int xr_ctrl_fd(const struct xroce_device *dev, uint16_t port)
+{
+	uint32_t i;
+
+	for (i = 0; port && port != dev->ctrl_port && i < dev->nlisten; i++)
+		if (dev->listen[i].port == port)
+			return dev->listen[i].fd;
+	return dev->ctrl_fd;
+}
+
+int xr_ctrl_send_from(struct xroce_device *dev, uint16_t port,
+		      const struct xr_ctrl_msg *m, const struct sockaddr_in6 *to)
+{
+	if (sendto(xr_ctrl_fd(dev, port), m, sizeof(*m), 0,
+		   (const struct sockaddr *)to, sizeof(*to)) < 0)
+		return -errno;
+	return 0;
+}
+
 int xr_ctrl_send(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		 const struct sockaddr_in6 *to)
 {
-	if (sendto(dev->ctrl_fd, m, sizeof(*m), 0, (const struct sockaddr *)to,
-		   sizeof(*to)) < 0)
-		return -errno;
-	return 0;
+	return xr_ctrl_send_from(dev, dev->ctrl_port, m, to);
 }
 
 /* Our address on plane i for the QP's family; false if there is none. */
@@ -211,12 +235,13 @@ const char *xr_ctrl_check_peer(const struct xroce_device *dev,
 	return "source address is none of the addresses it claims";
 }
 
-static void answer(struct xroce_device *dev, struct xr_ctrl_msg *a,
+/* Sign a (with key, if any) and send it out of local port's socket. */
+static void answer(struct xroce_device *dev, uint16_t port, struct xr_ctrl_msg *a,
 		   const uint8_t *key, const struct sockaddr_in6 *to)
 {
 	if (key)
 		xr_auth_sign(key, a);
-	xr_ctrl_send(dev, a, to);
+	xr_ctrl_send_from(dev, port, a, to);
 }
 
 static const uint8_t *cluster_key(const struct xroce_device *dev)
@@ -239,7 +264,7 @@ static void send_cookie(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 	xr_auth_cookie(&dev->auth, from, be64toh(m->nonce),
 		       xr_auth_cookie_slot(xr_now_ns()), c.cookie);
 	dev->ctrl_cookies++;
-	answer(dev, &c, cluster_key(dev), from);
+	answer(dev, dev->rx_port, &c, cluster_key(dev), from);
 }
 
 /* Requests from one source already queued. */
@@ -253,6 +278,18 @@ static uint32_t pending_from(const struct xroce_device *dev,
 	return n;
 }
 
+/* Whether port is a listening port that was unlistened (kept open only
+ * for the connections accepted on it). */
+static bool listen_closed(const struct xroce_device *dev, uint16_t port)
+{
+	uint32_t i;
+
+	for (i = 0; i < dev->nlisten; i++)
+		if (dev->listen[i].port == port)
+			return dev->listen[i].closed;
+	return false;
+}
+
 static void on_connect(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		       const struct sockaddr_in6 *from)
 {
@@ -261,7 +298,8 @@ static void on_connect(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 	const char *why;
 	uint32_t i;
 
-	if (!xr_acl_allows(&dev->acl, &from->sin6_addr)) {
+	if (!xr_acl_allows(&dev->acl, &from->sin6_addr) ||
+	    listen_closed(dev, dev->rx_port)) {
 		dev->ctrl_refused++;
 		return;
 	}
@@ -274,7 +312,8 @@ static void on_connect(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 	r = recent_find(dev, nonce, from);
 	if (r) {
 		/* Our ACCEPT was lost: the same answer again. */
-		xr_ctrl_send(dev, (const struct xr_ctrl_msg *)r->reply, from);
+		xr_ctrl_send_from(dev, r->port, (const struct xr_ctrl_msg *)r->reply,
+				  from);
 		return;
 	}
 	if (!xr_auth_cookie_ok(&dev->auth, from, nonce, m->cookie, xr_now_ns())) {
@@ -285,7 +324,7 @@ static void on_connect(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		const struct xr_ctrl_msg *p = (void *)dev->pending[i].msg;
 
 		if (p->nonce == m->nonce && same_peer(&dev->pending[i].from, from))
-			return; /* already queued */
+			return; /* already queued (or taken, cm.c) */
 	}
 	/* One host cannot fill the queue for everyone. */
 	if (dev->npending == XR_CTRL_PENDING ||
@@ -293,9 +332,27 @@ static void on_connect(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		dev->ctrl_dropped++;
 		return;
 	}
+	memset(&dev->pending[dev->npending], 0, sizeof(dev->pending[0]));
 	dev->pending[dev->npending].from = *from;
+	dev->pending[dev->npending].port = dev->rx_port;
 	memcpy(dev->pending[dev->npending].msg, m, sizeof(*m));
 	dev->npending++;
+}
+
+/* An answer that is not the blocking connect's: perhaps for a connect
+ * without blocking.  Kept for cm.c, which matches it with its QP by nonce
+ * and checks its source as on_answer does. */
+static void stash_answer(struct xroce_device *dev, const struct xr_ctrl_msg *m,
+			 const struct sockaddr_in6 *from)
+{
+	if (!dev->nconnecting)
+		return; /* a late answer to an earlier attempt */
+	if (dev->nstash == XR_CTRL_STASH) {
+		dev->ctrl_dropped++;
+		return;
+	}
+	memcpy(dev->stash[dev->nstash].msg, m, sizeof(*m));
+	dev->stash[dev->nstash++].from = *from;
 }
 
 /* ACCEPT, REJECT or COOKIE: only from where the waiting connect went. */
@@ -305,8 +362,10 @@ static int on_answer(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 {
 	uint64_t nonce = be64toh(m->nonce);
 
-	if (!dev->want_nonce || nonce != dev->want_nonce)
-		return 0; /* a late answer to an earlier attempt */
+	if (!dev->want_nonce || nonce != dev->want_nonce) {
+		stash_answer(dev, m, from);
+		return 0;
+	}
 	if (!same_peer(from, &dev->want_to)) {
 		dev->ctrl_spoofed++;
 		return 0;
@@ -359,7 +418,7 @@ static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 
 	if (!qp)
 		return;
-	if (qp->state == XROCE_QPS_RTS) {
+	if (qp->state == XROCE_QPS_RTS || qp->state == XROCE_QPS_CONNECTING) {
 		/* ACKs the peer sent before closing are already in our event
 		 * ring (same wire, sent earlier): let them complete what they
 		 * acknowledge before the rest is flushed. */
@@ -369,10 +428,15 @@ static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		xr_qp_acked_below(qp, ntohl(m->init_csn));
 		xr_qp_complete(qp);
 		qp->peer_closed = true;
+		/* A QP bound as ibverbs programs do (xroce_qp_bind) behaves as
+		 * an RC QP whose peer is gone: work in flight fails as if
+		 * unanswered, and the QP stays ready (its receives posted),
+		 * so later work fails by timing out, not at once. */
 		if (qp->sq_head != qp->sq_tail) {
-			xr_qp_fail(qp, XROCE_WC_WR_FLUSH_ERR,
+			xr_qp_fail(qp, qp->bind ? XROCE_WC_RETRY_EXC_ERR :
+				   XROCE_WC_WR_FLUSH_ERR,
 				   "the peer closed the connection");
-		} else {
+		} else if (!qp->bind) {
 			qp->state = XROCE_QPS_ERR;
 			/* Nothing more can arrive: posted receives are done. */
 			xr_qp_flush_recv(qp);
@@ -384,7 +448,7 @@ static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 	ack.op = XR_CTRL_CLOSE_ACK;
 	ack.dst_conn = htonl(qp->peer_conn);
 	ack.token = htobe64(qp->tx_token);
-	answer(dev, &ack, qp->keyed ? qp->conn_key : NULL, from);
+	answer(dev, qp->ctrl_lport, &ack, qp->keyed ? qp->conn_key : NULL, from);
 }
 
 /* The answer to a CLOSE we sent: the QP being destroyed may go. */
@@ -451,23 +515,44 @@ int xr_ctrl_handle_msg(struct xroce_device *dev, const void *buf, size_t len,
 	return ctrl_handle(dev, &m, from, want_nonce, answer);
 }
 
-/* Read every queued control message; returns 1 if one answered want_nonce. */
-int xr_ctrl_drain(struct xroce_device *dev, uint64_t want_nonce,
-		  struct xr_ctrl_msg *answer)
+/* Read every message queued on one socket (local port `port`); returns 1
+ * if one answered want_nonce. */
+static int drain_socket(struct xroce_device *dev, int fd, uint16_t port,
+			uint64_t want_nonce, struct xr_ctrl_msg *answer)
 {
-	for (;;) {
+	int rc = 0;
+
+	dev->rx_port = port;
+	while (!rc) {
 		struct xr_ctrl_msg m;
 		struct sockaddr_in6 from = { 0 };
 		socklen_t flen = sizeof(from);
-		ssize_t n = recvfrom(dev->ctrl_fd, &m, sizeof(m), 0,
-				     (struct sockaddr *)&from, &flen);
+		ssize_t n = recvfrom(fd, &m, sizeof(m), 0, (struct sockaddr *)&from,
+				     &flen);
 
 		if (n < 0)
-			return 0; /* EAGAIN: nothing more */
-		if (xr_ctrl_handle_msg(dev, &m, (size_t)n, &from, flen, want_nonce,
-				       answer))
-			return 1;
+			break; /* EAGAIN: nothing more */
+		rc = xr_ctrl_handle_msg(dev, &m, (size_t)n, &from, flen, want_nonce,
+					answer);
 	}
+	dev->rx_port = dev->ctrl_port;
+	return rc;
+}
+
+/* Read every queued control message, of the control socket and of the
+ * listening ones; returns 1 if one answered want_nonce. */
+int xr_ctrl_drain(struct xroce_device *dev, uint64_t want_nonce,
+		  struct xr_ctrl_msg *answer)
+{
+	uint32_t i;
+
+	if (drain_socket(dev, dev->ctrl_fd, dev->ctrl_port, want_nonce, answer))
+		return 1;
+	for (i = 0; i < dev->nlisten; i++)
+		if (drain_socket(dev, dev->listen[i].fd, dev->listen[i].port,
+				 want_nonce, answer))
+			return 1;
+	return 0;
 }
 
 void xr_ctrl_service(struct xroce_device *dev)
@@ -477,15 +562,22 @@ void xr_ctrl_service(struct xroce_device *dev)
 
 int xr_ctrl_wait(struct xroce_device *dev, uint64_t until_ns)
 {
-	struct pollfd p = { .fd = dev->ctrl_fd, .events = POLLIN };
+	struct pollfd p[1 + XR_LISTEN_MAX];
 	uint64_t now = xr_now_ns();
+	uint32_t i, n = 0;
 	int ms, rc;
 
 	if (now >= until_ns)
 		return 0;
+	p[n].fd = dev->ctrl_fd;
+	p[n++].events = POLLIN;
+	for (i = 0; i < dev->nlisten; i++) {
+		p[n].fd = dev->listen[i].fd;
+		p[n++].events = POLLIN;
+	}
 	ms = (int)((until_ns - now + 999999) / 1000000);
 	pthread_mutex_unlock(&dev->lock);
-	rc = poll(&p, 1, ms);
+	rc = poll(p, n, ms);
 	pthread_mutex_lock(&dev->lock);
 	return rc;
 }
@@ -537,7 +629,8 @@ void xr_ctrl_send_close(struct xroce_qp *qp)
 	for (i = 0; i < XR_CLOSE_TRIES && !qp->close_acked; i++) {
 		uint64_t until = xr_now_ns() + XR_CLOSE_WAIT_MS * 1000000ull;
 
-		answer(dev, &m, qp->keyed ? qp->conn_key : NULL, &qp->peer_ctrl);
+		answer(dev, qp->ctrl_lport, &m, qp->keyed ? qp->conn_key : NULL,
+		       &qp->peer_ctrl);
 		while (!qp->close_acked && xr_now_ns() < until) {
 			uint64_t step = xr_now_ns() + 1000000ull;
 

@@ -26,6 +26,12 @@ int xr_ctrl_open(struct xroce_device *dev, const char *addr, uint16_t port);
 void xr_ctrl_close(struct xroce_device *dev);
 int xr_ctrl_send(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		 const struct sockaddr_in6 *to);
+/* The socket of local port `port`: a listening one (cm.c), else (0, or a
+ * port no longer listened on) the device's control socket. */
+int xr_ctrl_fd(const struct xroce_device *dev, uint16_t port);
+/* Send m out of local port `port`'s socket; 0 or -errno. */
+int xr_ctrl_send_from(struct xroce_device *dev, uint16_t port,
+		      const struct xr_ctrl_msg *m, const struct sockaddr_in6 *to);
 /* The fields CONNECT and ACCEPT carry about their sender. */
 int xr_ctrl_fill_self(struct xroce_qp *qp, struct xr_ctrl_msg *m);
 /* Why the peer's half of a CONNECT / ACCEPT cannot be believed (its claims
@@ -44,6 +50,13 @@ void xr_ctrl_service(struct xroce_device *dev);
 /* Wait (without the device lock) until the socket is readable or until_ns;
  * poll's result. */
 int xr_ctrl_wait(struct xroce_device *dev, uint64_t until_ns);
+/* connect.c: connect qp as the queued request asks and answer it with an
+ * ACCEPT (remembered for resent CONNECTs); remove queued request i. */
+int xr_ctrl_answer_request(struct xroce_qp *qp, const struct xr_ctrl_req *req);
+/* connect.c: a numeric IPv4 / IPv6 host and port as a dual-stack address. */
+int xr_ctrl_parse_host(const char *host, uint16_t port, int *family,
+		       struct sockaddr_in6 *sa);
+void xr_ctrl_req_remove(struct xroce_device *dev, uint32_t i);
 /* Tell the peer a connection is gone (resent until CLOSE_ACK, briefly). */
 void xr_ctrl_send_close(struct xroce_qp *qp);
 /* One datagram received on the control socket (len bytes from `from`, whose

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "cm.h"
 #include "cq.h"
 #include "ctrl.h"
 #include "device.h"
@@ -180,6 +181,7 @@ static int device_start(struct xroce_device *dev,
 		rc = xr_plane_start(dev, i, eng);
 	if (rc)
 		return rc;
+	xr_telem_planes(dev);
 	rc = xr_events_attach(dev);
 	if (rc)
 		return xr_fail(&dev->log, rc, "cannot map the event ring: %s",
@@ -266,6 +268,7 @@ int xr_device_close(struct xroce_device *dev)
 	xr_domain_destroy(dev);
 	xr_heap_fini(&dev->heap);
 	xr_ctrl_close(dev);
+	xr_cm_close(dev);
 	xr_auth_fini(&dev->auth);
 	if (dev->epfd >= 0)
 		close(dev->epfd);

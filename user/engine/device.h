@@ -38,6 +38,8 @@ struct xr_xdptx;
 #define XR_SPORT_N 16384
 #define XR_CTRL_PENDING 64             /* queued connection requests */
 #define XR_CTRL_RECENT 64              /* answered requests remembered */
+#define XR_CTRL_STASH 32               /* answers kept for connects in flight */
+#define XR_LISTEN_MAX 16               /* extra listening ports (cm.c) */
 #define XR_CTRL_PER_SOURCE 4           /* queued requests of one address */
 
 struct xr_plane {
@@ -56,22 +58,47 @@ struct xr_plane {
 	uint32_t free_frames[XR_TX_FRAMES];
 	uint32_t nfree;
 	bool need_kick;
+	/* planewatch.c: the XDP program attached when last looked (xroce's,
+	 * or a dispatcher holding it); lost: xroce is no longer there. */
+	uint32_t watch_attached;
+	bool lost;
 	/* Last next-hop resolution (connections to one peer share it). */
 	uint8_t nh_peer[16];
 	uint64_t nh_time_ns;
 	struct xr_nexthop nh;
 };
 
-/* A connection request waiting for xroce_accept(). */
+/* A connection request waiting for xroce_accept(), or taken by
+ * xroce_get_conn_req (cm.c) and waiting for its answer: kept in the queue
+ * meanwhile, so that a resent CONNECT is not queued twice. */
 struct xr_ctrl_req {
 	struct sockaddr_in6 from;
 	uint8_t msg[sizeof(struct xr_ctrl_msg)];
+	uint64_t id;                       /* 0 until taken */
+	uint64_t taken_ns;
+	uint16_t port;                     /* local port it arrived on */
+};
+
+/* An answer (ACCEPT / REJECT) read for a connect without blocking. */
+struct xr_ctrl_stashed {
+	uint8_t msg[sizeof(struct xr_ctrl_msg)];
+	struct sockaddr_in6 from;
+};
+
+/* An extra listening control socket (xroce_listen).  Once unlistened it
+ * takes no more requests but stays open while a connection accepted on it
+ * lives: that connection's control messages use it. */
+struct xr_listen {
+	int fd;
+	uint16_t port;
+	bool closed;
 };
 
 /* An answered request, so a retransmitted CONNECT gets the same ACCEPT. */
 struct xr_ctrl_recent {
 	uint64_t nonce;
 	struct sockaddr_in6 from;
+	uint16_t port;                     /* the local port that answered */
 	uint8_t reply[sizeof(struct xr_ctrl_msg)];
 	bool valid;
 };
@@ -101,6 +128,12 @@ struct xroce_device {
 	pthread_t thread;
 	int wake_fd;
 	uint64_t sleep_until;              /* the thread sleeps until then; 0: awake */
+	/* An application busy-polling a CQ (progress.c): polls in a row that
+	 * found nothing, the last one's time; the thread stands by on
+	 * `standby` meanwhile. */
+	uint32_t empty_polls;
+	uint64_t poll_ns;
+	pthread_cond_t standby;
 	/* QPs by local connection id (ids are below maps.max_conns). */
 	struct xroce_qp **conn_tab;
 	uint32_t conn_tab_size;
@@ -118,6 +151,16 @@ struct xroce_device {
 	struct sockaddr_in6 want_to;       /* where that connect went */
 	bool have_answer, have_cookie;
 	uint8_t answer[sizeof(struct xr_ctrl_msg)];
+	/* Connects without blocking (cm.c): how many are under way, the
+	 * answers read for them and not yet handled, the listening sockets
+	 * and the last request id handed out. */
+	uint32_t nconnecting;
+	uint32_t nstash;
+	struct xr_ctrl_stashed stash[XR_CTRL_STASH];
+	struct xr_listen listen[XR_LISTEN_MAX];
+	uint32_t nlisten;
+	uint64_t req_id;
+	uint16_t rx_port;                  /* local port of the message handled */
 	uint8_t cookie[XR_CTRL_COOKIE_LEN]; /* the listener asks for it back */
 	uint64_t now_ns;                   /* clock of the current progress run */
 	/* The library "watches" the network while it runs a progress round
@@ -128,6 +171,7 @@ struct xroce_device {
 	uint64_t seen_ns;
 	uint64_t timer_hold_ns;
 	uint64_t ctrl_next_ns;             /* next look at the control socket */
+	uint64_t watch_next_ns;            /* next xr_planes_watch */
 	uint64_t telem_next_ns;            /* next telemetry update */
 	struct xr_trace *trace;            /* latency breakdowns; NULL: off */
 	/* Scratch for ACK processing (large, so not on the stack). */
@@ -138,6 +182,12 @@ struct xroce_device {
 	 * right signature, from the wrong address, no room; cookies sent */
 	uint64_t ctrl_bad, ctrl_unauth, ctrl_spoofed, ctrl_dropped, ctrl_cookies;
 	uint64_t ctrl_refused;              /* CONNECTs from outside accept_from */
+	uint64_t bind_bad;                 /* BIND halves refused (bind.c) */
+	/* asyncev.c: the application's event handler */
+	xroce_event_fn event_fn;
+	void *event_arg;
+	/* anymem.c: application memory moved into the memory map */
+	struct xr_extent *extents;
 };
 
 #endif /* XR_ENGINE_DEVICE_H */

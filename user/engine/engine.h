@@ -10,8 +10,9 @@
  *   trace      latency breakdowns: timestamps of each message's steps
  *   acl        which addresses may connect
  *   auth       cookies, control-message MACs, connection keys (libsodium)
+ *   asyncev    asynchronous events for the application's handler
  *   cq         completion queue rings and their notification
- *   mr         protection domains, memory regions
+ *   mr         protection domains, memory regions (published to XDP)
  *   domain     the domain's memory map and event ring in the XDP maps
  *   plane      interfaces, transmit engines, transmit frames
  *   telem      telemetry slots for other processes
@@ -21,15 +22,23 @@
  *   paths      a connection's paths, set up from the peer's addresses
  *   sender     cutting work into packets, transmission, probes
  *   keepalive  probes of idle connections, failure of silent ones
+ *   planewatch a plane losing xroce's program, an MTU going down
  *   acks       ACK/NAK records, timers, congestion events
  *   complete   send completions in stream order
  *   events     the event ring's records, dispatched
  *   ctrl       control messages (never blocking)
+ *   bind       xroce_qp_bind's exchange (its inbox, bindbox, is filled by
+ *              events), xroce_qp_to_error
+ *   cm         connection set-up without blocking: listening ports,
+ *              requests taken and answered, connects started and polled
  *   progress   progress rounds, the progress thread
  *   connect    blocking connect / accept
  *   wait       polling and waiting on completion queues
  *   post       post_send
  *   qp         QP creation, destruction, statistics
+ *   anymem     application memory moved into the memory map
+ *   regmem     where a region's bytes are (xroce_mem_alloc's or anymem)
+ *   discover   interfaces carrying xroce, planes now, honest limits
  *   device     device open / close, device memory
  */
 #ifndef XR_ENGINE_ENGINE_H
@@ -59,7 +68,7 @@ struct xroce_device *xr_qp_device(const struct xroce_qp *qp);
 /* Log a bad argument of a public call (no device to log through). */
 int xr_bad_arg(const char *call, const char *what);
 
-/* mr.c */
+/* mr.c, regmem.c */
 int xr_pd_alloc(struct xroce_device *dev, struct xroce_pd **out);
 int xr_pd_dealloc(struct xroce_pd *pd);
 int xr_mr_reg(struct xroce_pd *pd, void *addr, size_t length, int access,
@@ -91,6 +100,17 @@ int xr_qp_accept(struct xroce_qp *qp, int timeout_ms);
 int xr_qp_set_private_data(struct xroce_qp *qp, const void *data, size_t len);
 int xr_qp_get_private_data(const struct xroce_qp *qp, void *buf, size_t len);
 
+/* cm.c */
+int xr_listen(struct xroce_device *dev, const char *addr, uint16_t port);
+int xr_unlisten(struct xroce_device *dev, uint16_t port);
+int xr_conn_req_get(struct xroce_device *dev, struct xroce_conn_req *req);
+int xr_conn_req_accept(struct xroce_qp *qp, const struct xroce_conn_req *req);
+int xr_conn_req_reject(struct xroce_device *dev, const struct xroce_conn_req *req,
+		       const void *data, size_t len);
+int xr_qp_connect_start(struct xroce_qp *qp, const char *host, uint16_t port,
+			int timeout_ms);
+int xr_qp_connect_poll(struct xroce_qp *qp);
+
 /* post.c, stream.c */
 int xr_qp_post_send(struct xroce_qp *qp, struct xroce_send_wr *wr,
 		    struct xroce_send_wr **bad_wr);
@@ -104,5 +124,20 @@ int xr_progress_once(struct xroce_device *dev);
 int xr_trace_enable(struct xroce_device *dev, int on);
 int xr_trace_take(struct xroce_device *dev, struct xroce_trace_rec *recs,
 		  int max);
+
+/* bind.c */
+int xr_qp_bind(struct xroce_qp *qp, const struct xroce_qp_peer *peer);
+int xr_qp_to_error(struct xroce_qp *qp);
+
+/* asyncev.c */
+int xr_set_event_handler(struct xroce_device *dev, xroce_event_fn fn, void *arg);
+
+/* discover.c */
+int xr_list_interfaces(char (*names)[16], int max);
+int xr_query_plane(const struct xroce_device *dev, int plane,
+		   struct xroce_plane_attr *out);
+int xr_query_device(const struct xroce_device *dev,
+		    struct xroce_device_caps *out);
+int xr_device_nplanes(const struct xroce_device *dev);
 
 #endif /* XR_ENGINE_ENGINE_H */

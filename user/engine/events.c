@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The device's event ring: ACK, NAK and probe-reply records for our paths,
- * messages whose last byte landed, and peers' READ requests, written by
- * the XDP program and handed here to the connection they name.
+ * messages whose last byte landed, peers' READ requests, and peers' halves
+ * of a bind, written by the XDP program and handed here to the connection
+ * they name.
  */
 #include <errno.h>
 #include <bpf/libbpf.h>
 
 #include "acks.h"
+#include "bind.h"
 #include "events.h"
 #include "qp.h"
 #include "stream.h"
@@ -34,6 +36,9 @@ static int on_event(void *ctx, void *data, size_t len)
 	if (dev->trace)
 		dev->trace->evt_ns = e->rx_ns;
 	switch (e->type) {
+	case XR_EVT_BIND:
+		xr_bind_inbox(qp, data, len);
+		break;
 	case XR_EVT_ACK:
 	case XR_EVT_NAK:
 		xr_qp_on_ack(qp, e);

@@ -47,6 +47,11 @@ uint64_t xr_qp_keepalive(struct xroce_qp *qp, uint64_t now)
 
 	if (busy(qp) || qp->last_progress_ns > qp->last_heard_ns)
 		qp->last_heard_ns = busy(qp) ? now : qp->last_progress_ns;
+	/* Noted during this round (a connection just made by
+	 * xroce_qp_bind's exchange, whose clock is newer than the round's
+	 * `now`): not in the future, or the difference below wraps. */
+	if (qp->last_heard_ns > now)
+		qp->last_heard_ns = now;
 	if (now - qp->last_heard_ns < idle)
 		return qp->last_heard_ns + idle;
 	/* (XDP's clock may be ahead of this round's `now`.) */

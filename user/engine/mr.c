@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * Protection domains and memory regions.  A region is a range of device
- * memory (from xroce_mem_alloc) published to XDP in xr_mrs under a random
- * rkey, so a peer can write (or read) it only with that key, only within
- * its bounds and only with the rights it was registered with, and only
- * through a connection of the same device and protection domain.
+ * Protection domains and memory regions.  A region is a range of the
+ * memory map (where regmem.c says its bytes are) published to XDP in
+ * xr_mrs under a random rkey, so a peer can write (or read) it only with
+ * that key, only within its bounds and only with the rights it was
+ * registered with, and only through a connection of the same device and
+ * protection domain.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -57,33 +58,19 @@ int xr_pd_dealloc(struct xroce_pd *pd)
 	return xr_fail(&dev->log, -ENOENT, "xroce_dealloc_pd: unknown PD");
 }
 
-int xr_mr_reg(struct xroce_pd *pd, void *addr, size_t length, int access,
-	      struct xroce_mr **out)
+int xr_mr_publish(struct xroce_pd *pd, void *addr, size_t length, int access,
+		  uint64_t mem_off, struct xr_extent *ext, struct xroce_mr **out)
 {
 	struct xroce_device *dev = pd->dev;
 	struct xr_mr_int *m;
 	struct xr_mr v;
-	uint8_t *p = addr;
 	int tries, rc;
 
-	if (access & ~(XROCE_ACCESS_LOCAL_WRITE | XROCE_ACCESS_REMOTE_WRITE |
-		       XROCE_ACCESS_REMOTE_READ))
-		return xr_fail(&dev->log, -EINVAL, "xroce_reg_mr: unknown access bits %#x",
-			       access);
-	/* As in ibverbs, remote write needs local write. */
-	if ((access & XROCE_ACCESS_REMOTE_WRITE) && !(access & XROCE_ACCESS_LOCAL_WRITE))
-		return xr_fail(&dev->log, -EINVAL,
-			       "xroce_reg_mr: REMOTE_WRITE requires LOCAL_WRITE");
-	if (!p || !length || p < dev->mem + dev->heap.base ||
-	    p >= dev->mem + dev->mem_len ||
-	    length > (size_t)(dev->mem + dev->mem_len - p))
-		return xr_fail(&dev->log, -EINVAL,
-			       "xroce_reg_mr: [%p, +%zu) is not inside device memory "
-			       "(allocate buffers with xroce_mem_alloc)", addr, length);
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return xr_fail(&dev->log, -ENOMEM, "out of memory");
-	m->mem_off = (uint64_t)(p - dev->mem);
+	m->mem_off = mem_off;
+	m->ext = ext;
 	memset(&v, 0, sizeof(v));
 	v.domain = dev->domain_id;
 	v.pd = pd->id;
@@ -121,17 +108,19 @@ int xr_mr_reg(struct xroce_pd *pd, void *addr, size_t length, int access,
 	return 0;
 }
 
-int xr_mr_dereg(struct xroce_mr *mr)
+int xr_mr_withdraw(struct xroce_mr *mr, struct xr_extent **ext)
 {
 	struct xr_mr_int **pp, *m = (struct xr_mr_int *)mr;
 	struct xroce_pd *pd = mr->pd;
 
+	*ext = NULL;
 	for (pp = &pd->mrs; *pp; pp = &(*pp)->next) {
 		if (*pp != m)
 			continue;
 		*pp = m->next;
 		/* After this, XDP refuses the key (NAK bad key). */
 		bpf_map_delete_elem(pd->dev->maps.mrs, &m->pub.rkey);
+		*ext = m->ext;
 		free(m);
 		return 0;
 	}

@@ -19,11 +19,23 @@ struct xroce_pd {
 	struct xr_mr_int *mrs;             /* MRs of this PD */
 };
 
+struct xr_extent;
+
 struct xr_mr_int {
 	struct xroce_mr pub;               /* first: handle == &pub */
 	uint64_t mem_off;                  /* the region's first byte in the map */
 	struct xr_mr_int *next;
+	struct xr_extent *ext;             /* application memory (anymem.c) */
 };
+
+/* Publish a region of [addr, +length) whose first byte is at mem_off in
+ * the memory map (ext: the application-memory extent holding it, or NULL),
+ * under a new key.  regmem.c decides where the bytes are. */
+int xr_mr_publish(struct xroce_pd *pd, void *addr, size_t length, int access,
+		  uint64_t mem_off, struct xr_extent *ext, struct xroce_mr **out);
+/* Withdraw a region: XDP refuses its key from now on; *ext gets the
+ * extent it held (NULL if none) for the caller to release. */
+int xr_mr_withdraw(struct xroce_mr *mr, struct xr_extent **ext);
 
 
 /* Local MR containing [addr, addr + len) with lkey, or NULL. */

@@ -87,6 +87,20 @@ static int set_seg_max(struct xroce_qp *qp, uint32_t nplanes)
 	return 0;
 }
 
+int xr_qp_set_mtu(struct xroce_qp *qp, uint32_t mtu)
+{
+	uint32_t nplanes = (uint32_t)qp->dev->nplanes < qp->npeer ?
+			   (uint32_t)qp->dev->nplanes : qp->npeer;
+	uint32_t old = qp->mtu;
+	int rc;
+
+	qp->mtu = mtu;
+	rc = set_seg_max(qp, nplanes);
+	if (rc)
+		qp->mtu = old;
+	return rc;
+}
+
 static int init_cc(struct xroce_qp *qp, uint64_t now)
 {
 	struct xr_cc_cfg ccfg;

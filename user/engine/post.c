@@ -247,7 +247,8 @@ int xr_qp_post_send(struct xroce_qp *qp, struct xroce_send_wr *wr,
 {
 	int rc = 0;
 
-	if (qp->state != XROCE_QPS_RTS)
+	/* A QP being bound (xroce_qp_bind) queues work until it is ready. */
+	if (qp->state != XROCE_QPS_RTS && qp->state != XROCE_QPS_CONNECTING)
 		return xr_fail(&qp->dev->log, -EINVAL, "xroce_post_send: qp %u is %s",
 			       qp->conn_id, qp->state == XROCE_QPS_ERR ?
 			       "in the error state" : "not connected");

@@ -22,6 +22,18 @@ int xr_progress_thread_start(struct xroce_device *dev);
 /* Called with dev->lock held; returns with it held, the thread gone. */
 void xr_progress_thread_stop(struct xroce_device *dev);
 
+/* A poll of a CQ found something (or nothing): see stand_by(). */
+void xr_progress_note_poll(struct xroce_device *dev, bool found);
+/* The application is about to sleep (a blocking wait, an armed CQ): the
+ * thread must not stand by for it any more. */
+static inline void xr_progress_no_standby(struct xroce_device *dev)
+{
+	if (dev->empty_polls) {
+		dev->empty_polls = 0;
+		pthread_cond_signal(&dev->standby);
+	}
+}
+
 /* Sleep on the device's descriptors until an event or until_ns, without
  * the lock (retaken before returning). */
 void xr_progress_sleep(struct xroce_device *dev, uint64_t until_ns);

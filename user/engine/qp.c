@@ -20,7 +20,6 @@
 #include "telem.h"
 
 #define XR_DEFAULT_SQ 256
-#define XR_MAX_SQ (1u << 16)
 #define XR_DEFAULT_TIMEOUT_MS 2000
 #define XR_DEFAULT_INFLIGHT 128
 #define XR_DEFAULT_RNR_RETRY 7
@@ -132,6 +131,7 @@ static void free_queues(struct xroce_qp *qp)
 	free(qp->rnr);
 	free(qp->rnr_due);
 	free(qp->path);
+	free(qp->cm);
 }
 
 /* The send queue, the packet window and its rings, the paths. */
@@ -221,8 +221,9 @@ int xr_qp_destroy(struct xroce_qp *qp)
 	*pp = qp->next;
 	log_outstanding(qp);
 	/* Tell the peer, also from the error state (its side may still be up). */
-	tell = qp->state == XROCE_QPS_RTS ||
-	       (qp->state == XROCE_QPS_ERR && qp->peer_conn && !qp->peer_closed);
+	tell = (qp->state == XROCE_QPS_RTS || qp->state == XROCE_QPS_ERR ||
+		qp->state == XROCE_QPS_CONNECTING) &&
+	       qp->peer_conn && !qp->peer_closed;
 	/* From here on no event reaches it (xr_events); the CLOSE_ACK still
 	 * finds it through the table while the lock is free for others. */
 	qp->state = XROCE_QPS_CLOSED;
@@ -243,6 +244,7 @@ int xr_qp_destroy(struct xroce_qp *qp)
 		xr_heap_free(&dev->heap, qp->inline_off);
 	xr_qp_free_streams(qp);
 	free_queues(qp);
+	free(qp->bind);
 	free(qp);
 	return 0;
 }

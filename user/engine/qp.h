@@ -18,6 +18,8 @@
 #include "pktbuild.h"
 #include "txpath.h"
 
+#define XR_MAX_SQ (1u << 16)           /* send work requests per QP */
+
 /* Where a work request's bytes come from: ranges of the memory map. */
 struct xr_seg {
 	uint64_t loff;
@@ -128,6 +130,8 @@ struct xr_rdreq {
 };
 #define XR_RDQ 256
 
+struct xr_cm_conn;
+
 struct xroce_qp {
 	struct xroce_device *dev;
 	struct xroce_pd *pd;
@@ -140,6 +144,7 @@ struct xroce_qp {
 	uint32_t timeout_ms;
 	uint32_t max_inflight;             /* packets */
 	uint32_t mtu;                      /* IP MTU in use */
+	uint32_t mtu_want;                 /* a lower one to take once idle */
 	uint32_t seg_max;                  /* payload bytes per packet */
 	int family;
 	uint16_t data_port;
@@ -188,6 +193,11 @@ struct xroce_qp {
 	bool complete_dirty;               /* something may have completed */
 	bool peer_closed;                  /* the peer's CLOSE arrived */
 	bool close_acked;                  /* the peer answered our CLOSE */
+	/* bind.c: connection made from out-of-band information */
+	struct xr_bind *bind;              /* NULL unless bound or sent a half */
+	bool app_error;                    /* xroce_qp_to_error: no event */
+	struct xr_cm_conn *cm;             /* a connect without blocking (cm.c) */
+	uint16_t ctrl_lport;               /* local control port (0: the device's) */
 	bool keyed;                        /* conn_key signs CLOSE / CLOSE_ACK */
 	uint64_t last_heard_ns;            /* anything from the peer (keep-alive) */
 	uint64_t ka_next_ns;               /* next keep-alive probe */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
+#include "asyncev.h"
 #include "cq.h"
 #include "device.h"
 #include "mr.h"
@@ -183,6 +184,8 @@ void xr_qp_fail(struct xroce_qp *qp, enum xroce_wc_status status,
 	       qp->conn_id, why);
 	qp->state = XROCE_QPS_ERR;
 	xr_qp_set_map_state(qp, XR_CONN_ERROR);
+	if (!qp->app_error)
+		xr_event_post(qp->dev, XROCE_EVENT_QP_FATAL, qp, qp->conn_id);
 	xr_qp_flush_sq(qp, status);
 	/* As in ibverbs, the error state flushes posted receives too; messages
 	 * that fully arrived are delivered first. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "telem.h"
+#include "xsk.h"
 
 void xr_telem_init(struct xroce_device *dev)
 {
@@ -20,6 +21,21 @@ void xr_telem_init(struct xroce_device *dev)
 	h->nslots = XR_TELEM_SLOTS;
 	h->slot_size = sizeof(struct xr_telem);
 	__atomic_store_n(&h->magic, XR_TELEM_MAGIC, __ATOMIC_RELEASE);
+}
+
+void xr_telem_planes(struct xroce_device *dev)
+{
+	struct xr_telem_hdr *h = (struct xr_telem_hdr *)dev->mem;
+	int i;
+
+	for (i = 0; i < dev->nplanes && i < XR_MAX_PLANES; i++) {
+		const struct xr_plane *pl = &dev->plane[i];
+
+		h->plane_ifindex[i] = (uint32_t)pl->ifindex;
+		h->plane_engine[i] = pl->txr ? XR_TELEM_ENG_TEST_RUN :
+				     pl->xsk && xr_xsk_zerocopy(pl->xsk) ?
+				     XR_TELEM_ENG_AF_XDP_ZC : XR_TELEM_ENG_AF_XDP_COPY;
+	}
 }
 
 static struct xr_telem *slots(struct xroce_device *dev)

@@ -10,6 +10,8 @@
 #include "qp.h"
 
 void xr_telem_init(struct xroce_device *dev);
+/* Each plane's interface and transmit engine, once the planes started. */
+void xr_telem_planes(struct xroce_device *dev);
 void xr_telem_attach(struct xroce_qp *qp);   /* take a slot (if any free) */
 void xr_telem_detach(struct xroce_qp *qp);
 void xr_telem_publish(struct xroce_qp *qp);

@@ -19,10 +19,12 @@ int xr_cq_poll(struct xroce_cq *cq, int n, struct xroce_wc *wc)
 {
 	int k = xr_cq_take(cq, n, wc);
 
-	if (k == n)
-		return k;
-	xr_progress(cq->dev);
-	return k + xr_cq_take(cq, n - k, wc + k);
+	if (k < n) {
+		xr_progress(cq->dev);
+		k += xr_cq_take(cq, n - k, wc + k);
+	}
+	xr_progress_note_poll(cq->dev, k > 0);
+	return k;
 }
 
 /* Sleep on the CQ until a completion is pushed or until deadline. */
@@ -62,6 +64,7 @@ int xr_cq_wait(struct xroce_cq *cq, int n, struct xroce_wc *wc, int timeout_ms)
 		if (now >= deadline)
 			return 0;
 		if (dev->threaded) {
+			xr_progress_no_standby(dev); /* the thread fills the CQ */
 			sleep_on_cq(cq, deadline);
 			continue;
 		}

@@ -18,6 +18,8 @@ static void maps_reset(struct xr_maps *m)
 	m->cfg = m->domains = m->mem = m->evq = m->mrs = -1;
 	m->conns = m->rx = m->msgs = m->stats = m->rq = m->reads = -1;
 	m->txq = m->trace = -1;
+	m->txq = -1;
+	m->ifs = -1;
 }
 
 static int prog_info(int fd, struct bpf_prog_info *info, uint32_t *ids,
@@ -167,6 +169,8 @@ int xr_maps_open_prog(uint32_t prog_id, struct xr_maps *m)
 			slot = &m->txq;
 		else if (!strcmp(mi.name, XR_MAP_TRACE))
 			slot = &m->trace;
+		else if (!strcmp(mi.name, XR_MAP_IFS))
+			slot = &m->ifs;
 		if (slot && *slot < 0)
 			*slot = mfd;
 		else
@@ -200,7 +204,7 @@ void xr_maps_close(struct xr_maps *m)
 {
 	int *fds[] = { &m->cfg, &m->domains, &m->mem, &m->evq, &m->mrs,
 		       &m->conns, &m->rx, &m->msgs, &m->stats, &m->rq, &m->reads,
-		       &m->txq, &m->trace };
+		       &m->txq, &m->trace, &m->ifs };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {

@@ -18,6 +18,7 @@ struct xr_maps {
 	int cfg, domains, mem, evq, mrs, conns, rx, msgs, stats, rq, reads;
 	int txq;              /* -1 if the object predates the test-run engine */
 	int trace;            /* -1 if the object predates latency breakdowns */
+	int ifs;              /* xr_ifs; -1 if the object predates it */
 	uint32_t max_conns;   /* entries of xr_conns / xr_rx */
 	uint32_t max_domains;
 	uint32_t max_mrs;

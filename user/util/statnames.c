@@ -43,6 +43,9 @@ static const char *const stat_names[] = {
 	[XR_STAT_NAK_RNR] = "nak_rnr",
 	[XR_STAT_TX_BUILT] = "tx_built",
 	[XR_STAT_DROP_TXR] = "drop_txr",
+	[XR_STAT_RX_BIND] = "rx_bind",
+	[XR_STAT_DROP_BIND] = "drop_bind",
+	[XR_STAT_RX_CSUM_PARTIAL] = "rx_csum_partial",
 };
 
 _Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) == XR_STAT_MAX,

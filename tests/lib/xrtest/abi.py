@@ -23,7 +23,7 @@ TELEM_HDR_FIELDS = (
     ('magic', 'I'), ('version', 'I'), ('pid', 'I'), ('nslots', 'I'),
     ('slot_size', 'I'), ('ctrl_malformed', 'I'), ('ctrl_unauth', 'I'),
     ('ctrl_spoofed', 'I'), ('ctrl_no_room', 'I'), ('ctrl_refused', 'I'),
-    ('ctrl_cookies', 'I'), ('rsvd', '5I'),
+    ('ctrl_cookies', 'I'), ('plane_ifindex', '4I'), ('plane_engine', '4B'),
 )
 TELEM_PATH_FIELDS = (
     ('sport', 'H'), ('state', 'B'), ('plane', 'B'), ('cwnd', 'I'), ('inflight', 'I'),
@@ -73,7 +73,7 @@ STATS = (
     'drop_token', 'drop_peer', 'drop_csum', 'drop_key', 'drop_bounds', 'drop_access',
     'drop_length', 'drop_opcode', 'drop_window', 'drop_evq_full', 'drop_no_mem',
     'drop_ack_lost', 'drop_frag', 'tx_ack_fail', 'evt_lost', 'drop_dead', 'nak_rnr',
-    'tx_built', 'drop_txr',
+    'tx_built', 'drop_txr', 'rx_bind', 'drop_bind', 'rx_csum_partial',
 )
 
 # ---- map values -----------------------------------------------------------

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# test_ofi.sh: the libfabric provider (build/lib/libxroce-fi.so) under
+# unmodified libfabric 1.17 tools, on two namespaces joined by the
+# emulated switch (tests/fabric/fabric.sh pair):
+#   - fi_info -p xroce lists it where xroce is attached (domain xroce_eth0,
+#     fabric 10.77.0.0/24) and not where it is not; "xroce;ofi_rxm" is
+#     FI_EP_RDM (ofi_rxm layers on it);
+#   - ofi_hints: aws-ofi-nccl's and Open MPI's hints answered, -FI_ENODATA
+#     for what it cannot do; ofi_badarg: bad arguments get -FI_E*;
+#   - ofi_func (connection management, messages, RMA, wait objects, errors)
+#     and Debian's fi_pingpong with -e msg and with -e rdm -p
+#     "xroce;ofi_rxm", data checked (-c), loss-free and at 1% random loss
+#     in both directions (the switch's drop counter must move).
+# Until libxroce registers any memory, ofi_rxm's rendezvous cannot read
+# application buffers: the rdm runs raise FI_OFI_RXM_SAR_LIMIT so large
+# messages are segmented instead (docs/OFI.md).
+# Usage: tests/integration/test_ofi.sh [--loss "0 0.01"]   (root)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/lib/netns.sh
+. tests/lib/netns.sh
+
+[ "$(id -u)" -eq 0 ] || xr_die "needs root"
+XROCE=$PWD/build/xroce
+XRFABRIC=$PWD/build/xrfabric
+for f in "$XROCE" "$XRFABRIC" build/lib/libxroce-fi.so build/tests/ofi_func \
+	build/tests/ofi_hints build/tests/ofi_badarg; do
+	[ -e "$f" ] || xr_die "$f missing: run make first"
+done
+for t in fi_info fi_pingpong; do
+	command -v "$t" >/dev/null || xr_die "$t missing: bash tests/deps.sh (libfabric-bin)"
+done
+LOSSES="0 0.01"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--loss) LOSSES=$2; shift 2 ;;
+	*) xr_die "usage: $0 [--loss \"0 0.01\"]" ;;
+	esac
+done
+export FI_PROVIDER_PATH=$PWD/build/lib
+# Messages above the eager size are segmented, not read by rendezvous.
+export FI_OFI_RXM_SAR_LIMIT=$((1 << 30))
+
+PFX=$(xr_prefix)
+TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
+xr_cleanup_push "rm -rf '$TMP'"
+xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
+bash tests/fabric/fabric.sh up pair --prefix "$PFX" --env "$TMP/env" >/dev/null
+# shellcheck disable=SC1091 # written by fabric.sh up
+. "$TMP/env"
+# shellcheck disable=SC2154 # FAB_* come from the env file
+{
+	A=$FAB_h0_NS
+	B=$FAB_h1_NS
+	SW=${FAB_h0_PORT_0%%:*}
+	BIP=$FAB_h1_IP4_0
+}
+nsx "$A" "$XROCE" attach --force eth0 >/dev/null
+nsx "$B" "$XROCE" attach --force eth0 >/dev/null
+
+CHECKS=0
+pass() { CHECKS=$((CHECKS + 1)); printf '  ok   %s\n' "$*"; }
+
+set_loss() {
+	"$XRFABRIC" set --netns "$SW" --port a0 "loss=$1" >/dev/null
+	"$XRFABRIC" set --netns "$SW" --port b0 "loss=$1" >/dev/null
+}
+
+drops() {
+	"$XRFABRIC" show --netns "$SW" --json |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(p["counters"]["drop_loss"] for p in d["ports"]))'
+}
+
+# pair NAME SERVER_CMD... -- CLIENT_CMD...: the server in B, the client in
+# A, both under a timeout; both must succeed.
+pair() {
+	local name=$1 srv=() spid rc=0 src=0
+	shift
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	nsx "$B" timeout 180 "${srv[@]}" >"$TMP/srv.out" 2>&1 &
+	spid=$!
+	xr_cleanup_push "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
+	sleep 1
+	nsx "$A" timeout 180 "$@" >"$TMP/cli.out" 2>&1 || rc=$?
+	wait "$spid" || src=$?
+	if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		printf -- '--- client (rc %s)\n%s\n--- server (rc %s)\n%s\n' "$rc" \
+			"$(tail -20 "$TMP/cli.out")" "$src" "$(tail -20 "$TMP/srv.out")" >&2
+		xr_die "$name"
+	fi
+}
+
+echo "== fi_info"
+nsx "$A" fi_info -p xroce >"$TMP/info" || xr_die "fi_info -p xroce: $(cat "$TMP/info")"
+grep -q "domain: xroce_eth0" "$TMP/info" && grep -q "fabric: 10.77.0.0/24" "$TMP/info" &&
+	grep -q "type: FI_EP_MSG" "$TMP/info" || xr_die "fi_info -p xroce: $(cat "$TMP/info")"
+pass "fi_info -p xroce: $(grep -c '^provider: xroce' "$TMP/info") entries, domain xroce_eth0, fabric 10.77.0.0/24"
+if nsx "$SW" fi_info -p xroce >"$TMP/info" 2>&1; then
+	xr_die "fi_info -p xroce answered where xroce is not attached: $(cat "$TMP/info")"
+fi
+pass "fi_info -p xroce: nothing where no interface carries xroce"
+nsx "$A" fi_info -p "xroce;ofi_rxm" >"$TMP/info" || xr_die "fi_info -p xroce;ofi_rxm"
+grep -q "type: FI_EP_RDM" "$TMP/info" || xr_die "xroce;ofi_rxm: $(cat "$TMP/info")"
+pass "fi_info -p \"xroce;ofi_rxm\": FI_EP_RDM (ofi_rxm layers on xroce)"
+
+echo "== hints and bad arguments"
+nsx "$A" timeout 60 build/tests/ofi_hints >"$TMP/hints" 2>&1 || xr_die "ofi_hints: $(cat "$TMP/hints")"
+grep -E "aws-ofi-nccl|mtl ofi" "$TMP/hints" | sed 's/^/  /'
+pass "ofi_hints: $(grep -c ENODATA "$TMP/hints") refusals, aws-ofi-nccl and Open MPI hints answered"
+nsx "$A" timeout 60 build/tests/ofi_badarg >"$TMP/bad" 2>&1 || xr_die "ofi_badarg: $(cat "$TMP/bad")"
+pass "ofi_badarg: every bad call returned its -FI_E*"
+
+for loss in $LOSSES; do
+	echo "== loss $loss"
+	set_loss "$loss"
+	d0=$(drops)
+	pair "ofi_func at loss $loss" build/tests/ofi_func server 7471 -- \
+		env FI_XROCE_CM_TIMEOUT_MS=1500 build/tests/ofi_func client "$BIP" 7471
+	pass "ofi_func: connection management, messages, RMA, wait objects, errors"
+	pair "fi_pingpong -e msg at loss $loss" fi_pingpong -p xroce -e msg -I 20 -c -- \
+		fi_pingpong -p xroce -e msg -I 20 -c "$BIP"
+	sed 's/^/     /' "$TMP/cli.out"
+	pass "fi_pingpong -p xroce -e msg -c (every size)"
+	pair "fi_pingpong -e rdm at loss $loss" fi_pingpong -p "xroce;ofi_rxm" -e rdm -I 20 -c -- \
+		fi_pingpong -p "xroce;ofi_rxm" -e rdm -I 20 -c "$BIP"
+	sed 's/^/     /' "$TMP/cli.out"
+	pass "fi_pingpong -p \"xroce;ofi_rxm\" -e rdm -c (every size)"
+	d1=$(drops)
+	if [ "$loss" != 0 ] && [ $((d1 - d0)) -lt 10 ]; then
+		xr_die "loss $loss: the switch dropped only $((d1 - d0)) packets"
+	fi
+	[ "$loss" = 0 ] || pass "the switch dropped $((d1 - d0)) packets meanwhile"
+done
+set_loss 0
+echo "test_ofi: $CHECKS checks passed"
