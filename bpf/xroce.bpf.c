@@ -179,6 +179,15 @@ struct {
 	__type(value, __u64);
 } xr_stats SEC(".maps");
 
+/* Latency breakdowns (lib/trace.h): a ring of timestamps, read by the
+ * libraries that trace (mmapped). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, XR_TRACE_SLOTS + 1);
+	__type(key, __u32);
+	__type(value, struct xr_trace_rec);
+} xr_trace SEC(".maps");
 /* Per-interface flags (abi.h: XR_IF_*), set by `xroce attach`. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -189,6 +198,7 @@ struct {
 
 /* Steps that use the maps above. */
 #include "lib/stats.h"
+#include "lib/trace.h"
 #include "lib/auth.h"
 #include "lib/alive.h"
 #include "lib/rate_hint.h"
@@ -383,6 +393,7 @@ struct xr_rx_verdict {
 	int pv;          /* path window: XR_RXW_NEW or XR_RXW_OLD */
 	int cv;          /* CSN window: XR_RXW_NEW, or XR_RXW_OLD (also when
 	                  * NAKed: a refused packet is not recorded) */
+	int tr;          /* the connection is traced (XR_CONN_F_TRACE) */
 };
 
 /* Owner and room: the domain's owner is alive and, for data that will be
@@ -654,6 +665,8 @@ XR_INLINE void xr_rx_deliver(struct xdp_md *ctx, const struct xr_hdrs *h,
 	}
 	if (xr_rx_place(ctx, h, c->domain, pos, pk->plen))
 		return;
+	if (v->tr)
+		xr_trace_put(pk->conn_id, pk->msg_id, pk->csn, XR_TR_PLACED);
 	v->done = xr_msg_account(pk->conn_id, pk->msg_id, pk->msg_len,
 				 pk->plen);
 	if (v->done) {
@@ -696,6 +709,8 @@ XR_INLINE int xr_rx_answer(struct xdp_md *ctx, int v6,
 
 	if (xr_ack_build(ctx, v6, pk, ai, flags, v->nak, hint))
 		return xr_drop(XR_STAT_TX_ACK_FAIL);
+	if (v->tr)
+		xr_trace_put(pk->conn_id, pk->msg_id, pk->csn, XR_TR_ACK_TX);
 	xr_count(v->nak ? XR_STAT_TX_NAK : XR_STAT_TX_ACK);
 	return XDP_TX;
 }
@@ -731,6 +746,10 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	if (d->path >= XR_MAX_PATHS)
 		return xr_drop(XR_STAT_DROP_LENGTH);
 	xr_rx_decode(&pk, d, c);
+	if (c->flags & XR_CONN_F_TRACE) {
+		v.tr = 1;
+		xr_trace_put(pk.conn_id, pk.msg_id, pk.csn, XR_TR_RX_XDP);
+	}
 	rx = bpf_map_lookup_elem(&xr_rx, &pk.conn_id);
 	if (!rx)
 		return xr_drop(XR_STAT_DROP_NO_CONN);
@@ -1061,6 +1080,8 @@ static __noinline int xr_tx_build(struct xdp_md *ctx)
 		c->bad++;
 		return xr_drop(XR_STAT_DROP_TXR);
 	}
+	if (d->tr_on)
+		xr_trace_put(d->tr_conn, d->tr_msg, d->tr_csn, XR_TR_XDP_BUILD);
 	c->sent++;
 	xr_count(XR_STAT_TX_BUILT);
 	return XDP_TX;

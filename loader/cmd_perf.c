@@ -69,6 +69,8 @@ static void usage(FILE *f)
 "      --interval-ms N bw: also print goodput every N ms (acknowledged bytes)\n"
 "      --wait          lat: sleep on the CQ for each echo (both ends) instead\n"
 "                      of busy-polling\n"
+"      --breakdown     lat: trace both ends and print where the time of a\n"
+"                      round trip goes, stage by stage (median, p99, mean)\n"
 "      --no-redundant  no redundant copies of small messages (XROCE_QP_NO_REDUNDANT)\n"
 "      --key FILE      cluster key (32 bytes, raw or hex): only holders connect\n"
 "      --from LIST     server: accept connections only from these addresses\n"
@@ -187,6 +189,9 @@ static int parse_flag_opt(int c, struct pf_opts *o)
 	case 'W':
 		o->wait = 1;
 		return XR_CONTINUE;
+	case 'B':
+		o->breakdown = 1;
+		return XR_CONTINUE;
 	case 'j':
 		o->json = 1;
 		return XR_CONTINUE;
@@ -220,6 +225,7 @@ static int parse(int argc, char **argv, struct pf_opts *o)
 		{ "key", required_argument, NULL, 'K' },
 		{ "from", required_argument, NULL, 'F' },
 		{ "wait", no_argument, NULL, 'W' },
+		{ "breakdown", no_argument, NULL, 'B' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -255,7 +261,7 @@ int cmd_perf(int argc, char **argv)
 	struct pf_opts o = { .port = 4796, .conns = 1, .depth = 32, .iters = 10000,
 			     .secs = 5, .mode = PF_BW };
 	const char *role;
-	int rc;
+	int rc, k;
 
 	rc = parse(argc, argv, &o);
 	if (rc != XR_CONTINUE)
@@ -267,6 +273,10 @@ int cmd_perf(int argc, char **argv)
 		return xr_usage_err("perf", "which interface? (-i IF)");
 	if (o.mode == PF_LAT && o.conns != 1)
 		return xr_usage_err("perf", "latency mode uses one connection");
+	for (k = 0; o.breakdown && k < o.nsizes; k++)
+		if (o.mode != PF_LAT || o.sizes[k] > PF_TRACE_OFF)
+			return xr_usage_err("perf", "--breakdown: latency mode, sizes "
+					    "up to 1 MiB");
 	if (!strcmp(role, "server")) {
 		if (optind != argc)
 			return xr_usage_err("perf", "unexpected '%s'", argv[optind]);

@@ -47,6 +47,13 @@ struct pf_hello {            /* client -> server, CONNECT private data */
 /* lat: the client sleeps on its CQ between round trips (xroce_wait_cq), and
  * asks the server to do the same, instead of both ends busy-polling. */
 #define PF_HELLO_WAIT 1u
+/* lat --breakdown: trace (xroce_trace_enable) and, when the client sends
+ * WRITE_WITH_IMM(PF_IMM_TRACE), answer with the records taken so far,
+ * written with the same immediate at PF_TRACE_OFF of the echo area. */
+#define PF_HELLO_TRACE 2u
+#define PF_IMM_TRACE 0xfffffffeu
+#define PF_TRACE_OFF (1u << 20)
+#define PF_TRACE_MAX ((PF_BUF / 2 - PF_TRACE_OFF) / sizeof(struct xroce_trace_rec))
 
 struct pf_welcome {          /* server -> client, ACCEPT private data */
 	uint32_t magic, rsvd;
@@ -66,6 +73,7 @@ struct pf_opts {
 	double secs;
 	uint32_t interval_ms;  /* bw: goodput per interval, 0 = off */
 	int mode, json, verbose, once, no_redundant, wait;
+	int breakdown;          /* lat: per-stage breakdown (perf_breakdown.c) */
 	enum xroce_tx_engine engine;
 	const char *key_file;   /* NULL: $XROCE_KEY_FILE, if any */
 	const char *accept_from;
@@ -109,5 +117,9 @@ int pf_run_bw(const struct pf_opts *o, struct pf_env *e,
 	      const struct pf_welcome *w, uint64_t size, bool first);
 int pf_run_lat(const struct pf_opts *o, struct pf_env *e,
 	       const struct pf_welcome *w, uint64_t size, bool first);
+/* After a traced lat run of size bytes: fetch the server's records, merge
+ * them with ours and print the breakdown; 0 or an exit status. */
+int pf_breakdown(const struct pf_opts *o, struct pf_env *e,
+		 const struct pf_welcome *w, uint64_t size);
 
 #endif /* XR_LOADER_PERF_H */

@@ -22,7 +22,7 @@ static int connect_all(const struct pf_opts *o, struct pf_env *e,
 	h.mode = (uint32_t)o->mode;
 	h.addr = (uint64_t)(uintptr_t)(e->buf + PF_BUF / 2);
 	h.rkey = e->mr->rkey;
-	h.flags = o->wait ? PF_HELLO_WAIT : 0;
+	h.flags = (o->wait ? PF_HELLO_WAIT : 0) | (o->breakdown ? PF_HELLO_TRACE : 0);
 	for (i = 0; i < o->conns; i++) {
 		if (pf_qp(o, e, &e->qp[i]))
 			return XR_EXIT_FAIL;
@@ -65,11 +65,15 @@ int pf_client(const struct pf_opts *o, const char *host)
 	int rc, k;
 
 	rc = pf_open(o, 0, &e) ? XR_EXIT_FAIL : connect_all(o, &e, w, host);
+	if (!rc && o->breakdown && xroce_trace_enable(e.dev, 1))
+		rc = xr_err("perf", -ENOMEM, "cannot trace");
 	for (k = 0; !rc && k < o->nsizes; k++) {
 		if (o->mode == PF_BW)
 			rc = pf_run_bw(o, &e, w, o->sizes[k], k == 0);
 		else
 			rc = pf_run_lat(o, &e, w, o->sizes[k], k == 0);
+		if (!rc && o->breakdown)
+			rc = pf_breakdown(o, &e, w, o->sizes[k]);
 	}
 	if (!rc)
 		say_done(&e, w);

@@ -23,7 +23,13 @@ struct pf_server {
 	struct pf_welcome w;     /* our buffer, offered to every client */
 	struct pf_sconn sc[PF_MAX_CONNS];
 	struct xroce_qp *nq;     /* waits for the next client */
+	double next_accept;      /* pf_now() of the next look for a client */
 };
+
+/* How often the serving loop looks for new clients: each look is a system
+ * call on the control socket, which a busy-polling echo cannot afford on
+ * every turn. */
+#define PF_ACCEPT_EVERY 1e-3
 
 static int free_slot(const struct pf_server *s)
 {
@@ -56,6 +62,8 @@ static int accept_client(struct pf_server *s)
 	c->qp = s->nq;
 	xroce_get_private_data(s->nq, &c->hello, sizeof(c->hello));
 	s->nq = NULL;
+	if ((c->hello.flags & PF_HELLO_TRACE) && xroce_trace_enable(s->e.dev, 1))
+		fprintf(stderr, "xroce perf server: cannot trace\n");
 	return 1;
 }
 
@@ -85,8 +93,20 @@ static struct pf_sconn *conn_of(struct pf_server *s, uint32_t qp_num)
 	return c;
 }
 
-/* A client's WRITE_WITH_IMM arrived: echo DONE (it closes then), or in lat
- * mode the same number of bytes with the same immediate. */
+/* The records traced so far, to the client's echo area (--breakdown). */
+static void send_trace(struct pf_server *s, struct pf_sconn *c)
+{
+	struct xroce_trace_rec *r = (void *)(s->e.buf + PF_BUF / 2 + PF_TRACE_OFF);
+	int n = xroce_trace_take(s->e.dev, r, (int)PF_TRACE_MAX);
+
+	if (n < 0)
+		n = 0;
+	pf_post(&s->e, c->qp, 0, r, (uint32_t)(n * sizeof(*r)),
+		c->hello.addr + PF_TRACE_OFF, c->hello.rkey, true, PF_IMM_TRACE);
+}
+
+/* A client's WRITE_WITH_IMM arrived: echo DONE (it closes then), send our
+ * trace, or in lat mode the same number of bytes with the same immediate. */
 static void serve(struct pf_server *s, const struct xroce_wc *wc)
 {
 	struct pf_sconn *c = conn_of(s, wc->qp_num);
@@ -97,6 +117,8 @@ static void serve(struct pf_server *s, const struct xroce_wc *wc)
 	if (wc->imm_data == PF_IMM_DONE)
 		pf_post(&s->e, c->qp, 0, NULL, 0, c->hello.addr, c->hello.rkey,
 			true, PF_IMM_DONE);
+	else if (wc->imm_data == PF_IMM_TRACE)
+		send_trace(s, c);
 	else if (c->hello.mode == PF_LAT)
 		pf_post(&s->e, c->qp, 0, s->e.buf + PF_BUF / 2, wc->byte_len,
 			c->hello.addr, c->hello.rkey, true, wc->imm_data);
@@ -144,11 +166,14 @@ int pf_server(const struct pf_opts *o)
 		       o->port);
 	fflush(stdout);
 	for (;;) {
-		rc = accept_client(&s);
-		if (rc < 0)
-			goto fail;
-		if (rc > 0)
-			continue;
+		if (pf_now() >= s.next_accept) {
+			rc = accept_client(&s);
+			if (rc < 0)
+				goto fail;
+			s.next_accept = rc > 0 ? 0 : pf_now() + PF_ACCEPT_EVERY;
+			if (rc > 0)
+				continue;
+		}
 		n = next_completions(&s, wc, 64);
 		for (k = 0; k < n; k++)
 			serve(&s, &wc[k]);

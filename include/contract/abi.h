@@ -36,6 +36,7 @@
 #define XR_MAP_ACT "xr_act"
 #define XR_MAP_RQ "xr_rq"
 #define XR_MAP_READS "xr_reads"
+#define XR_MAP_TRACE "xr_trace"
 #define XR_MAP_IFS "xr_ifs"
 #define XR_MAP_EVB "xr_evb"
 
@@ -165,6 +166,11 @@ enum xr_conn_state {
 /* Keyed connection: packets carry a MAC (wire.h, "Keyed connections")
  * under the keys below instead of the token. */
 #define XR_CONN_F_MAC 0x2
+
+/* XDP stamps this connection's packets into xr_trace (a library asked for
+ * a latency breakdown: xroce_trace_enable); without it, tracing costs the
+ * data path one test of a flag it has loaded anyway. */
+#define XR_CONN_F_TRACE 0x4
 
 /* A keyed connection's keys for one key epoch of the peer's packet
  * stream, as SipHash key words (include/contract/siphash.h). */
@@ -326,6 +332,43 @@ enum xr_stat {
 	XR_STAT_KEY_EPOCH,       /* a peer's first packet under a new key epoch
 	                          * (the library installs the one after it) */
 	XR_STAT_MAX,
+};
+
+/* ---- xr_trace: mmapable ARRAY[XR_TRACE_SLOTS + 1] of xr_trace_rec ----- */
+/* Timestamps of the steps XDP takes for traced connections (and for
+ * descriptors the library tagged), for latency breakdowns.  A ring that
+ * wraps: the slot XR_TRACE_CTL's ns field is the count of records ever
+ * written (XDP adds atomically); record i lives at slot i % XR_TRACE_SLOTS.
+ * Every reader keeps its own position and skips what it missed. */
+#define XR_TRACE_SLOTS 65536u
+#define XR_TRACE_CTL XR_TRACE_SLOTS
+
+/* Steps of a message's way, in order (the same numbers as enum
+ * xroce_trace_stage in xroce.h).  XDP writes the starred ones; the library
+ * the others. */
+enum xr_trace_stage {
+	XR_TR_POST = 1,          /* the application posted it */
+	XR_TR_SEND = 2,          /* its packet went to the transmit engine */
+	XR_TR_KICK = 3,          /* the system call that sends it began */
+	XR_TR_XDP_BUILD = 4,     /* * XDP built its frame (test-run engine) */
+	XR_TR_RX_XDP = 5,        /* * the receiver's XDP took it */
+	XR_TR_PLACED = 6,        /* * its payload is in the receiver's memory */
+	XR_TR_ACK_TX = 7,        /* * its ACK left with XDP_TX */
+	XR_TR_ACK_XDP = 8,       /* the sender's XDP turned the ACK into a record */
+	XR_TR_ACK_DONE = 9,      /* the sender's library took that record */
+	XR_TR_SEND_CQE = 10,     /* the send completion reached the application */
+	XR_TR_RECV_DONE = 11,    /* the receiver's library took the RECV record */
+	XR_TR_RECV_CQE = 12,     /* the receive completion reached the application */
+	XR_TR_NSTAGES = 13,
+};
+
+struct xr_trace_rec {
+	__u32 conn;              /* local connection id of the writer's side */
+	__u32 msg;               /* the sender's message id */
+	__u32 csn;
+	__u16 stage;             /* enum xr_trace_stage */
+	__u16 cpu;
+	__u64 ns;                /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 };
 
 /* ---- telemetry: the first pages of every domain's memory map ---------- */
@@ -513,5 +556,6 @@ _Static_assert(sizeof(struct xr_evb) == 8, "evb size");
 _Static_assert(sizeof(struct xr_mr) == 40, "mr size");
 _Static_assert(sizeof(struct xr_telem_path) == 88, "telem path size");
 _Static_assert(sizeof(struct xr_telem_hdr) == 64, "telem header size");
+_Static_assert(sizeof(struct xr_trace_rec) == 24, "trace record size");
 
 #endif /* XR_CONTRACT_ABI_H */

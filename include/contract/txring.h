@@ -67,7 +67,13 @@ struct xr_txr_desc {
 	__u32 plen;                /* payload bytes: the pieces' sum */
 	struct xr_txr_seg seg[XR_TXR_SEGS];
 	__u8 hdr[XR_TXR_HDR_MAX];
-	__u8 pad[24];
+	/* Latency breakdowns (abi.h, xr_trace): with tr_on set, XDP records
+	 * when it built this frame, for connection tr_conn's message tr_msg. */
+	__u32 tr_on;
+	__u32 tr_conn;
+	__u32 tr_msg;
+	__u32 tr_csn;
+	__u8 pad[8];
 };
 
 /* The ring's last slot, XR_TXR_CTL.  Indices run freely; descriptor

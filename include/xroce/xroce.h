@@ -588,6 +588,46 @@ int xroce_qp_stats(const struct xroce_qp *qp, struct xroce_qp_stats *st);
 int xroce_path_stats(const struct xroce_qp *qp, struct xroce_path_stats *ps,
 		     int max_paths);
 
+/* ---- latency breakdowns --------------------------------------------- */
+/* Steps of a message's way from post to completion, timestamped on both
+ * ends when tracing is on (`xroce perf --mode lat --breakdown` merges the
+ * two ends' records by message).  XDP stamps RX_XDP, PLACED, ACK_TX and
+ * XDP_BUILD; the library the rest. */
+enum xroce_trace_stage {
+	XROCE_TR_POST = 1,        /* sender: xroce_post_send took it */
+	XROCE_TR_SEND = 2,        /* sender: its packet went to the engine */
+	XROCE_TR_KICK = 3,        /* sender: the system call sending it began */
+	XROCE_TR_XDP_BUILD = 4,   /* sender: XDP built the frame (test-run engine) */
+	XROCE_TR_RX_XDP = 5,      /* receiver: XDP admitted it (parsed,
+	                           * authenticated, checksum verified) */
+	XROCE_TR_PLACED = 6,      /* receiver: XDP placed its payload */
+	XROCE_TR_ACK_TX = 7,      /* receiver: XDP sent its ACK (XDP_TX) */
+	XROCE_TR_ACK_XDP = 8,     /* sender: XDP turned the ACK into a record */
+	XROCE_TR_ACK_DONE = 9,    /* sender: the library took that record */
+	XROCE_TR_SEND_CQE = 10,   /* sender: the application took the completion */
+	XROCE_TR_RECV_DONE = 11,  /* receiver: the library took the RECV record */
+	XROCE_TR_RECV_CQE = 12,   /* receiver: the application took the completion */
+};
+
+struct xroce_trace_rec {
+	uint32_t qp_num;           /* the local QP (xroce_qp_num) */
+	uint32_t msg_id;           /* the sender's message number: the same on
+	                            * both ends */
+	uint32_t csn;              /* the packet (0 where the step is per message) */
+	uint16_t stage;            /* enum xroce_trace_stage */
+	uint16_t cpu;              /* where XDP ran (0 for library steps) */
+	uint64_t ns;               /* CLOCK_MONOTONIC */
+};
+
+/* Start (on != 0) or stop tracing every QP of the device, present and
+ * future.  Off by default; while off, the library tests one pointer per
+ * step and XDP one flag per packet.  Records past the device's buffer
+ * (1M) are dropped until taken. */
+int xroce_trace_enable(struct xroce_device *dev, int on);
+/* Move up to max records, oldest first, into recs; returns how many. */
+int xroce_trace_take(struct xroce_device *dev, struct xroce_trace_rec *recs,
+		     int max);
+
 const char *xroce_wc_status_str(enum xroce_wc_status status);
 
 #ifdef __cplusplus

@@ -11,6 +11,10 @@
 #   latency   round trips of 8 B, 64 B and 4 KiB messages, xroce beside UDP
 #             and TCP ping-pong (sockperf), loss-free and at 1% loss:
 #             min / median / p99 / p99.9 (latency.sh)
+#   router    round trips of 64 B and 4 KiB messages through a plain Linux
+#             router namespace, xroce (busy-polling and --wait) beside UDP
+#             and TCP ping-pong, medians of 3 interleaved repeats, then
+#             `xroce perf --breakdown` of each size (router_lat.sh)
 #   failover  goodput in 1 ms bins over 4 paths (4 planes) while one is
 #             blackholed: time back to 90% of the rest's share, packets and
 #             bytes retransmitted (failover.sh)
@@ -38,7 +42,7 @@
 # the output directory aside) and the date.  The binaries are build/'s as
 # they are: `make bench` builds first, running this script directly does not.
 #
-# Output files (DIR): loss-1500.json loss-9000.json latency.json
+# Output files (DIR): loss-1500.json loss-9000.json latency.json router.json
 # failover.json failover.csv incast.json incast-rates.csv coexist.json
 # coexist-rates.csv txengine.json txengine-xroce-other.json cpu.json,
 # PART.log (everything the sub-scripts printed), the plots
@@ -54,17 +58,17 @@
 #
 # Usage: tests/bench/run.sh [--quick] [--only PARTS] [--out DIR]
 #   --quick       smoke run, ~3 minutes: short runs, rough figures
-#   --only PARTS  comma list of loss,latency,failover,incast,coexist,txengine,
-#                 cpu (default: all)
+#   --only PARTS  comma list of loss,latency,router,failover,incast,coexist,
+#                 txengine,cpu (default: all)
 #   --out DIR     output directory (default docs/perf)
-# The full run takes ~25 minutes on the 2-core development host (~4 min
-# loss, ~2 latency, 10 s failover, ~2 incast, ~14 coexist, twice that with
+# The full run takes ~27 minutes on the 2-core development host (~4 min
+# loss, ~2 latency, ~2 router, 10 s failover, ~2 incast, ~14 coexist, twice that with
 # XROCE_BASE, ~2 txengine).  Needs root, a built tree (make), iperf3,
 # sockperf and gnuplot.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-ALL_PARTS="loss latency failover incast coexist txengine cpu"
+ALL_PARTS="loss latency router failover incast coexist txengine cpu"
 QUICK=0
 ONLY=
 OUT=docs/perf
@@ -145,6 +149,7 @@ LOSSES="0 0.001 0.01 0.05 0.1"
 if [ "$QUICK" = 1 ]; then
 	LOSS_SECS=1 LOSS_REP=1
 	LAT_ARGS=(--iters 2000)
+	ROUTER_ARGS=(--iters 2000 --repeat 1)
 	FAIL_ARGS=(--secs 2 --fail-at 1)
 	INCAST_ARGS=(--secs 2)
 	TX_ARGS=(--secs 0.5 --rounds 1 --sizes "64,1408")
@@ -153,6 +158,7 @@ if [ "$QUICK" = 1 ]; then
 else
 	LOSS_SECS=4 LOSS_REP=3
 	LAT_ARGS=(--iters 100000)
+	ROUTER_ARGS=(--iters 20000 --repeat 3)
 	FAIL_ARGS=()
 	INCAST_ARGS=(--repeat 3)
 	TX_ARGS=(--sizes "64,1408")
@@ -227,6 +233,16 @@ part_latency() {
 	run_cmd "$OUT/latency.log" 900 bash tests/bench/latency.sh "${LAT_ARGS[@]}" \
 		--json "$OUT/latency.json" || rc=1
 	report latency || rc=1
+	return "$rc"
+}
+
+part_router() {
+	local rc=0
+	rm -f "$OUT/router.json"
+	stamp router "bash tests/bench/router_lat.sh ${ROUTER_ARGS[*]} --breakdown --json router.json"
+	run_cmd "$OUT/router.log" 900 bash tests/bench/router_lat.sh "${ROUTER_ARGS[@]}" \
+		--breakdown --json "$OUT/router.json" || rc=1
+	report router || rc=1
 	return "$rc"
 }
 

@@ -13,6 +13,10 @@
 #   leafspine K   K hosts (10.78.i.2/24) alternating over leaves l0/l1, S
 #                 spines (default 2); kernel routing, ECMP over the spines
 #                 hashed on the UDP/TCP 5-tuple (fib_multipath_hash_policy=1)
+#   router        h0 (10.82.0.2) - r - h1 (10.82.1.2): a plain Linux router
+#                 namespace (kernel forwarding; its ports carry only a pass
+#                 program, which veth needs to take frames sent by XDP_TX),
+#                 no impairments
 #   incast N      senders h0..h(N-1) and receiver r (10.81.0.2) on one routed
 #                 switch; the switch port r is the bottleneck: tbf rate R
 #                 (default 1gbit), burst B (32kb), queue L (latency, 20ms)
@@ -164,6 +168,21 @@ topo_leafspine() {
 	env_set FAB_UPLINKS "${uplinks[*]}"
 }
 
+topo_router() {
+	local r=$P-r i
+	switch_add "$r" 1
+	for i in 0 1; do
+		host_ns_add "$P-h$i"
+		host_add "h$i" "$P-h$i"
+		xr_veth "$P-h$i" eth0 "$r" "h$i"
+		set_mtu "$P-h$i" eth0; set_mtu "$r" "h$i"
+		nsx "$r" ip addr add "10.82.$i.1/24" dev "h$i"
+		"$XRFABRIC" attach --netns "$r" --host-pass "h$i"
+		host_link "h$i" "$P-h$i" eth0 "10.82.$i.2/24" "" "$r" "h$i"
+		nsx "$P-h$i" ip route add default via "10.82.$i.1"
+	done
+}
+
 topo_incast() {
 	local n=$1 sw=$P-sw i
 	int_in "$n" 1 200 || xr_die "incast: N in 1..200"
@@ -199,6 +218,7 @@ cmd_up() {
 	shift
 	case $topo in
 	pair) arg=1 ;;
+	router) ;;
 	planes | leafspine | incast) [ -n "$arg" ] || usage; shift ;;
 	*) usage ;;
 	esac
@@ -229,6 +249,7 @@ cmd_up() {
 	case $topo in
 	pair | planes) topo_planes "$arg" ;;
 	leafspine) topo_leafspine "$arg" ;;
+	router) topo_router ;;
 	incast) topo_incast "$arg" ;;
 	esac
 	env_set FAB_HOSTS "${HOSTS[*]}"

@@ -35,6 +35,31 @@ int xroce_progress(struct xroce_device *dev)
 	return rc;
 }
 
+int xroce_trace_enable(struct xroce_device *dev, int on)
+{
+	int rc;
+
+	if (!dev)
+		return xr_bad_arg("xroce_trace_enable", "NULL device");
+	xr_device_lock(dev);
+	rc = xr_trace_enable(dev, on);
+	xr_device_unlock(dev);
+	return rc;
+}
+
+int xroce_trace_take(struct xroce_device *dev, struct xroce_trace_rec *recs,
+		     int max)
+{
+	int rc;
+
+	if (!dev || (!recs && max > 0) || max < 0)
+		return xr_bad_arg("xroce_trace_take", "NULL device or records");
+	xr_device_lock(dev);
+	rc = xr_trace_take(dev, recs, max);
+	xr_device_unlock(dev);
+	return rc;
+}
+
 int xroce_device_fd(const struct xroce_device *dev)
 {
 	return dev ? xr_device_fd(dev) : xr_bad_arg("xroce_device_fd", "NULL device");

@@ -38,7 +38,7 @@ static int complete_wr(struct xroce_qp *qp, struct xr_swr *w)
 		wc.byte_len = w->len;
 		break;
 	}
-	return xr_cq_push(qp->send_cq, &wc);
+	return xr_cq_push_msg(qp->send_cq, &wc, w->msg_id);
 }
 
 void xr_qp_complete(struct xroce_qp *qp)

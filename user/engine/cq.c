@@ -12,6 +12,7 @@
 #include "cq.h"
 #include "engine.h"
 #include "device.h"
+#include "trace.h"
 
 
 int xr_cq_create(struct xroce_device *dev, int cqe, struct xroce_cq **out)
@@ -54,6 +55,7 @@ int xr_cq_create(struct xroce_device *dev, int cqe, struct xroce_cq **out)
 void xr_cq_free(struct xroce_cq *cq)
 {
 	pthread_cond_destroy(&cq->cond);
+	free(cq->tr_msg);
 	free(cq->ring);
 	free(cq);
 }
@@ -93,12 +95,45 @@ int xr_cq_push(struct xroce_cq *cq, const struct xroce_wc *wc)
 	return 0;
 }
 
+int xr_cq_push_msg(struct xroce_cq *cq, const struct xroce_wc *wc,
+		   uint32_t msg_id)
+{
+	uint32_t at = cq->tail & (cq->size - 1);
+	int rc = xr_cq_push(cq, wc);
+
+	if (__builtin_expect(cq->dev->trace != NULL, 0) && !rc) {
+		if (!cq->tr_msg)
+			cq->tr_msg = calloc(cq->size, sizeof(*cq->tr_msg));
+		if (cq->tr_msg)
+			cq->tr_msg[at] = msg_id;
+	}
+	return rc;
+}
+
+/* A traced device: the application takes the completion of a message. */
+static void trace_take(struct xroce_cq *cq, uint32_t at, const struct xroce_wc *wc)
+{
+	bool recv = wc->opcode == XROCE_WC_RECV_RDMA_WITH_IMM ||
+		    wc->opcode == XROCE_WC_RECV_RDMA_WRITE ||
+		    wc->opcode == XROCE_WC_RECV;
+
+	if (cq->tr_msg)
+		xr_trace_add(cq->dev, wc->qp_num, cq->tr_msg[at], 0,
+			     recv ? XR_TR_RECV_CQE : XR_TR_SEND_CQE, 0);
+}
+
 int xr_cq_take(struct xroce_cq *cq, int n, struct xroce_wc *wc)
 {
 	int k = 0;
 
-	while (k < n && cq->head != cq->tail)
-		wc[k++] = cq->ring[cq->head++ & (cq->size - 1)];
+	while (k < n && cq->head != cq->tail) {
+		uint32_t at = cq->head++ & (cq->size - 1);
+
+		wc[k] = cq->ring[at];
+		if (__builtin_expect(cq->dev->trace != NULL, 0))
+			trace_take(cq, at, &wc[k]);
+		k++;
+	}
 	return k;
 }
 

@@ -27,6 +27,9 @@ struct xroce_cq {
 	xroce_cq_notify_fn notify;
 	void *notify_arg;
 	int armed;
+	/* Tracing: the message each entry completes (trace.h), beside the
+	 * ring; allocated by the first traced push. */
+	uint32_t *tr_msg;
 };
 
 static inline uint32_t xr_cq_room(const struct xroce_cq *cq)
@@ -37,6 +40,10 @@ static inline uint32_t xr_cq_room(const struct xroce_cq *cq)
 void xr_cq_free(struct xroce_cq *cq);
 /* Queue a completion; -ENOSPC if the CQ is full (the caller retries). */
 int xr_cq_push(struct xroce_cq *cq, const struct xroce_wc *wc);
+/* The same, for message msg_id (a traced device records when the
+ * application takes it). */
+int xr_cq_push_msg(struct xroce_cq *cq, const struct xroce_wc *wc,
+		   uint32_t msg_id);
 /* Take up to n completions. */
 int xr_cq_take(struct xroce_cq *cq, int n, struct xroce_wc *wc);
 

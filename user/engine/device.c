@@ -29,6 +29,7 @@
 #include "plane.h"
 #include "progress.h"
 #include "telem.h"
+#include "trace.h"
 
 #define XR_DEFAULT_MEM (64u << 20)
 
@@ -259,6 +260,7 @@ int xr_device_close(struct xroce_device *dev)
 	       (unsigned long long)dev->ctrl_refused,
 	       (unsigned long long)dev->ctrl_cookies);
 	destroy_objects(dev);
+	xr_trace_close(dev);
 	xr_events_detach(dev);
 	for (i = 0; i < dev->nplanes; i++)
 		xr_plane_stop(&dev->plane[i]);

@@ -177,6 +177,7 @@ struct xroce_device {
 	uint64_t ctrl_next_ns;             /* next look at the control socket */
 	uint64_t watch_next_ns;            /* next xr_planes_watch */
 	uint64_t telem_next_ns;            /* next telemetry update */
+	struct xr_trace *trace;            /* latency breakdowns; NULL: off */
 	/* Scratch for ACK processing (large, so not on the stack). */
 	struct xr_ack_result res;
 	/* counters */

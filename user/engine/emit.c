@@ -10,6 +10,7 @@
 
 #include "emit.h"
 #include "plane.h"
+#include "trace.h"
 #include "xdptx.h"
 #include "xsk.h"
 
@@ -117,6 +118,9 @@ static int emit_txr(struct xroce_device *dev, struct xr_plane *pl,
 	if (t->len + hdr_len + plen > XR_TXR_MAX_FRAME)
 		return -EMSGSIZE; /* cannot happen: seg_max keeps below it */
 	d = xr_xdptx_slot(pl->txr);
+	d->tr_on = 0;
+	if (__builtin_expect(dev->trace != NULL, 0))
+		xr_trace_emitted(dev, (int)(pl - dev->plane), d);
 	if (t->len + hdr_len + plen <= XR_TXR_HDR_MAX) {
 		d->hdr_len = (uint16_t)xr_build_frame_v(d->hdr, t, hdr, hdr_len,
 							iov, niov);
@@ -182,6 +186,8 @@ int xr_emit(struct xroce_device *dev, struct xr_plane *pl,
 		}
 		if (rc)
 			xr_plane_frame_put(pl, addr);
+		else if (__builtin_expect(dev->trace != NULL, 0))
+			xr_trace_emitted(dev, (int)(pl - dev->plane), NULL);
 	}
 	if (!rc)
 		pl->need_kick = true;

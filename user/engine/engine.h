@@ -7,6 +7,7 @@
  *
  * The engine's rooms, bottom up (each file's header says what it offers):
  *   log        logging, clock, randomness
+ *   trace      latency breakdowns: timestamps of each message's steps
  *   acl        which addresses may connect
  *   auth       cookies, control-message MACs, connection keys (libsodium)
  *   asyncev    asynchronous events for the application's handler
@@ -119,6 +120,11 @@ int xr_qp_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 
 /* progress.c */
 int xr_progress_once(struct xroce_device *dev);
+
+/* trace.c */
+int xr_trace_enable(struct xroce_device *dev, int on);
+int xr_trace_take(struct xroce_device *dev, struct xroce_trace_rec *recs,
+		  int max);
 
 /* bind.c */
 int xr_qp_bind(struct xroce_qp *qp, const struct xroce_qp_peer *peer);

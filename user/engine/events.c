@@ -17,6 +17,7 @@
 #include "keys.h"
 #include "qp.h"
 #include "stream.h"
+#include "trace.h"
 
 static int on_event(void *ctx, void *data, size_t len)
 {
@@ -38,6 +39,8 @@ static int on_event(void *ctx, void *data, size_t len)
 		return 0;
 	}
 	qp->last_heard_ns = dev->now_ns;
+	if (dev->trace)
+		dev->trace->evt_ns = e->rx_ns;
 	switch (e->type) {
 	case XR_EVT_BIND:
 		xr_bind_inbox(qp, data, len);

@@ -17,6 +17,7 @@
 #include "qp.h"
 #include "qp_state.h"
 #include "stream.h"
+#include "trace.h"
 
 /* Inline payloads live in a per-QP area of the memory map (allocated on
  * first use): slot i belongs to send-queue entry i. */
@@ -237,6 +238,7 @@ static int post_one(struct xroce_qp *qp, const struct xroce_send_wr *wr)
 	w->msg_id = qp->next_msg_id++;
 	w->npkts = w->len ? (w->len + qp->seg_max - 1) / qp->seg_max : 1;
 	qp->sq_tail++;
+	xr_tr(qp->dev, qp->conn_id, w->msg_id, 0, XR_TR_POST);
 	return 0;
 }
 

@@ -26,6 +26,7 @@
 #include "qp.h"
 #include "sender.h"
 #include "telem.h"
+#include "trace.h"
 
 #define XR_CTRL_POLL_NS 2000000ull /* control socket check while busy */
 #define XR_TELEM_PERIOD_NS 10000000ull /* telemetry update (p99s cost) */
@@ -92,6 +93,8 @@ static bool kick_planes(struct xroce_device *dev)
 		if (!pl->need_kick)
 			continue;
 		pl->need_kick = false;
+		if (dev->trace)
+			xr_trace_kick(dev, i);
 		if (xr_plane_kick(pl) == -EAGAIN)
 			busy = true;
 	}
@@ -124,6 +127,8 @@ uint64_t xr_progress(struct xroce_device *dev)
 	if (dev->seen_ns && dev->now_ns - dev->seen_ns > XR_ABSENT_NS)
 		dev->timer_hold_ns = dev->now_ns + XR_ABSENT_GRACE_NS;
 	xr_events_drain(dev);
+	if (dev->trace)
+		xr_trace_drain_xdp(dev);
 	for (i = 0; i < dev->nplanes; i++)
 		xr_plane_reap(&dev->plane[i]);
 	if (dev->now_ns >= dev->ctrl_next_ns) {

@@ -106,6 +106,7 @@ struct xr_rpend {
 	uint32_t msg_len;
 	uint32_t imm;
 	uint32_t msn;
+	uint32_t msg_id;                   /* the sender's number (tracing) */
 	uint8_t opcode;
 	uint8_t have;
 	uint16_t rsvd;

@@ -127,6 +127,8 @@ int xr_qp_program(struct xroce_qp *qp, uint32_t peer_init_psn,
 	c.peer_sport_n = peer_sport_n;
 	c.flags = qp->flags & XROCE_QP_NOTIFY_WRITES ? XR_CONN_F_NOTIFY_WRITE : 0;
 	xr_keys_fill_conn(qp, &c);
+	if (dev->trace)
+		c.flags |= XR_CONN_F_TRACE;
 	if (bpf_map_update_elem(dev->maps.conns, &qp->conn_id, &c, BPF_EXIST))
 		return xr_fail(&dev->log, -errno, "cannot publish the connection: %s",
 			       strerror(errno));

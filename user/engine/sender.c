@@ -24,6 +24,7 @@
 #include "qp_state.h"
 #include "sender.h"
 #include "stream.h"
+#include "trace.h"
 #include "xdptx.h"
 #include "xsk.h"
 
@@ -196,6 +197,8 @@ void xr_qp_pkt_acked(struct xroce_qp *qp, uint32_t csn)
 		return;
 	pk->state = XR_PK_ACKED;
 	xr_swr_at(qp, pk->wr)->nacked++;
+	if (__builtin_expect(qp->dev->trace != NULL, 0))
+		xr_trace_acked(qp->dev, qp->conn_id, xr_swr_at(qp, pk->wr)->msg_id, csn);
 	qp->st.acked_bytes += pk->len;
 	qp->complete_dirty = true;
 	while (qp->csn_una != qp->csn_next &&
@@ -322,6 +325,8 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 	h.stream = htons(w->stream);
 	h.ssn = htons(w->ssn);
 	xr_keys_sign_data(qp, &h);
+	if (__builtin_expect(dev->trace != NULL, 0) && !dup && !pk->ntx)
+		xr_trace_pkt(dev, qp->conn_id, w->msg_id, csn);
 	rc = xr_emit(dev, pl, &p->tmpl, &h, sizeof(h), iov, niov);
 	if (rc) {
 		/* Cannot happen: the caller checked for room.  The PSN is then
@@ -443,10 +448,13 @@ int xr_qp_transmit(struct xroce_qp *qp)
 		if (xr_plane_tx_room(pl) < slots_per_pkt(qp, pl)) {
 			/* AF_XDP: completions free slots; test run: sending
 			 * the queued descriptors empties the ring. */
-			if (pl->txr)
+			if (pl->txr) {
+				if (qp->dev->trace)
+					xr_trace_kick(qp->dev, qp->path[pi].plane);
 				xr_plane_kick(pl);
-			else
+			} else {
 				xr_plane_reap(pl);
+			}
 			if (xr_plane_tx_room(pl) < slots_per_pkt(qp, pl))
 				break;
 		}

@@ -22,6 +22,7 @@
 #include "mr.h"
 #include "qp.h"
 #include "stream.h"
+#include "trace.h"
 
 struct xr_stream *xr_stream_get(struct xroce_qp *qp, uint16_t id)
 {
@@ -215,7 +216,9 @@ void xr_qp_on_recv(struct xroce_qp *qp, const struct xr_evt *e)
 	p = pend_slot(qp, r->stream, r->ssn);
 	if (!p)
 		return;
+	xr_tr(qp->dev, qp->conn_id, r->msg_id, 0, XR_TR_RECV_DONE);
 	p->msg_len = r->msg_len;
+	p->msg_id = r->msg_id;
 	p->imm = r->imm;
 	p->msn = r->msn;
 	p->opcode = r->opcode;
@@ -275,7 +278,7 @@ static void deliver_stream(struct xroce_qp *qp, uint16_t id, struct xr_stream *s
 					wc.wc_flags = XROCE_WC_WITH_IMM;
 				}
 			}
-			xr_cq_push(qp->recv_cq, &wc);
+			xr_cq_push_msg(qp->recv_cq, &wc, p->msg_id);
 			rq_unpublish(qp, id, st->rq_done);
 			st->rq_done++;
 			break;

@@ -17,7 +17,7 @@ static void maps_reset(struct xr_maps *m)
 	memset(m, 0, sizeof(*m));
 	m->cfg = m->domains = m->mem = m->evq = m->mrs = -1;
 	m->conns = m->rx = m->msgs = m->stats = m->rq = m->reads = -1;
-	m->txq = -1;
+	m->txq = m->trace = -1;
 	m->ifs = -1;
 	m->evb = -1;
 }
@@ -167,6 +167,8 @@ int xr_maps_open_prog(uint32_t prog_id, struct xr_maps *m)
 			slot = &m->reads;
 		else if (!strcmp(mi.name, XR_MAP_TXQ))
 			slot = &m->txq;
+		else if (!strcmp(mi.name, XR_MAP_TRACE))
+			slot = &m->trace;
 		else if (!strcmp(mi.name, XR_MAP_IFS))
 			slot = &m->ifs;
 		else if (!strcmp(mi.name, XR_MAP_EVB))
@@ -204,7 +206,7 @@ void xr_maps_close(struct xr_maps *m)
 {
 	int *fds[] = { &m->cfg, &m->domains, &m->mem, &m->evq, &m->mrs,
 		       &m->conns, &m->rx, &m->msgs, &m->stats, &m->rq, &m->reads,
-		       &m->txq, &m->ifs, &m->evb };
+		       &m->txq, &m->trace, &m->ifs, &m->evb };
 	unsigned int i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {

@@ -17,6 +17,7 @@ struct xr_maps {
 	int attach_mode;      /* XDP_FLAGS_DRV_MODE / SKB_MODE / HW_MODE */
 	int cfg, domains, mem, evq, mrs, conns, rx, msgs, stats, rq, reads;
 	int txq;              /* -1 if the object predates the test-run engine */
+	int trace;            /* -1 if the object predates latency breakdowns */
 	int ifs;              /* xr_ifs; -1 if the object predates it */
 	int evb;              /* -1 if it predates fair shares of event rings */
 	uint32_t max_conns;   /* entries of xr_conns / xr_rx */

@@ -21,7 +21,7 @@ def run():
              'run: %d%% of all CPUs busy.%s' % (
                  m['kernel'], m['ncpu'], m['cpu_model'], m['built'], m['bg_pct'],
                  ' **Quick (smoke) run: short measurements, rough figures.**' if m['quick'] else ''), '',
-             'Raw data beside this file: `loss-1500.json`, `loss-9000.json`, `latency.json`, '
+             'Raw data beside this file: `loss-1500.json`, `loss-9000.json`, `latency.json`, `router.json`, '
              '`failover.json`, `failover.csv`, `incast.json`, `incast-rates.csv`, `coexist.json`, '
              '`coexist-rates.csv`, `txengine.json`, '
              '`txengine-xroce-other.json`, '
