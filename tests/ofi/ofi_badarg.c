@@ -202,7 +202,9 @@ int main(void)
 	struct fi_cq_attr ca = { .format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_FD };
 	struct fi_eq_attr ea = { .wait_obj = FI_WAIT_FD };
 	struct fi_info *hints = xr_hints();
-	struct objs o;
+	/* Static: its buffer is registered, and a stack cannot be. */
+	static struct objs o;
+	char on_stack[64];
 
 	prog = "ofi_badarg";
 	memset(&o, 0, sizeof(o));
@@ -214,6 +216,8 @@ int main(void)
 	EXPECT(fi_cq_open(o.dom, &ca, &o.cq, NULL), 0, "fi_cq_open");
 	if (bad_objects(&o) || bad_ep_setup(&o) || bad_ep_calls(&o) || bad_pep_eq(&o))
 		return 1;
+	EXPECT(fi_mr_reg(o.dom, on_stack, sizeof(on_stack), FI_SEND | FI_RECV, 0, 0, 0,
+			 &o.mr, NULL), -FI_EFAULT, "fi_mr_reg(the stack)");
 	EXPECT(fi_mr_reg(o.dom, o.buf, sizeof(o.buf), FI_SEND | FI_RECV, 0, 0, 0, &o.mr,
 			 NULL), 0, "fi_mr_reg");
 	EXPECT(fi_close(&o.mr->fid), 0, "fi_close(mr)");

@@ -23,6 +23,7 @@
  * with mremap, atomically.  docs/VERBS.md has the costs and the limits.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ struct xr_vma {
 	bool shared;
 	bool bpfmap;            /* a mapping of some BPF map */
 	bool huge;              /* hugetlb pages */
+	bool stack;             /* the main thread's stack ([stack]) */
 	uint64_t off;           /* byte offset of start in the mapped object */
 };
 
@@ -109,6 +111,7 @@ static int vmas_of(struct xroce_device *dev, uintptr_t s, uintptr_t e,
 			out[cur].shared = perms[3] == 's';
 			out[cur].off = off;
 			out[cur].bpfmap = strstr(line + name_at, "anon_inode:bpf-map") != NULL;
+			out[cur].stack = strncmp(line + name_at, "[stack]", 7) == 0;
 			continue;
 		}
 		if (cur >= 0 && sscanf(line, "KernelPageSize: %u kB", &kps) == 1)
@@ -140,6 +143,35 @@ static bool vma_is_extent(const struct xroce_device *dev, const struct xr_vma *v
 	(void)dev;
 	return v->bpfmap && v->shared &&
 	       v->off + (a - v->start) == x->off + (a - x->va);
+}
+
+/* A stack cannot be moved: between the copy of its pages and the remap
+ * that gives them back, the functions doing it write their own frames
+ * into those pages, and the remap would turn them back into the copy
+ * (a smashed stack).  Refused: the main thread's [stack], and the stack
+ * of the calling thread. */
+static int refuse_stack(struct xroce_device *dev, uintptr_t s, uintptr_t e,
+			const struct xr_vma *v, int nv)
+{
+	pthread_attr_t at;
+	void *lo = NULL;
+	size_t sz = 0;
+	bool hit = false;
+	int i;
+
+	for (i = 0; i < nv; i++)
+		hit = hit || v[i].stack;
+	if (!hit && !pthread_getattr_np(pthread_self(), &at)) {
+		if (!pthread_attr_getstack(&at, &lo, &sz))
+			hit = (uintptr_t)lo < e && (uintptr_t)lo + sz > s;
+		pthread_attr_destroy(&at);
+	}
+	if (hit)
+		return xr_fail(&dev->log, -EFAULT, "reg_mr: %#lx is on a thread's "
+			       "stack, which cannot be registered (its pages would "
+			       "move into device memory); use heap, static or "
+			       "mmap memory", (unsigned long)s);
+	return 0;
 }
 
 /* ---- moving pages in and out ----------------------------------------- */
@@ -575,6 +607,8 @@ int xr_anymem_get(struct xroce_device *dev, void *addr, size_t len,
 	s = PG_DOWN(a);
 	e = PG_UP(a + len);
 	rc = vmas_of(dev, s, e, v, &nv);
+	if (!rc)
+		rc = refuse_stack(dev, s, e, v, nv);
 	if (rc)
 		return rc;
 	/* Extents whose pages are no longer theirs (the application unmapped
