@@ -145,25 +145,54 @@ static int exchange(struct side *s, struct xroce_qp *qp, int k, const char *msg,
 }
 
 /* ---- server ------------------------------------------------------------ */
-static int take(struct side *s, struct xroce_conn_req *r, const char *want,
-		uint16_t port)
+static int take_raw(struct side *s, struct xroce_conn_req *r)
 {
 	uint64_t t0 = now_ms();
 	int rc;
 
 	while ((rc = xroce_get_conn_req(s->dev, r)) == -EAGAIN && now_ms() - t0 < WAIT_MS)
 		nap();
-	if (rc)
-		return fail("get_conn_req", rc);
-	if (r->port != port || r->private_data_len != strlen(want) ||
-	    memcmp(r->private_data, want, r->private_data_len) != 0 ||
-	    r->family != AF_INET) {
+	return rc ? fail("get_conn_req", rc) : 0;
+}
+
+static bool is_req(const struct xroce_conn_req *r, const char *want)
+{
+	return r->private_data_len == strlen(want) &&
+	       memcmp(r->private_data, want, r->private_data_len) == 0;
+}
+
+static int check_req(const struct xroce_conn_req *r, const char *want, uint16_t port)
+{
+	if (r->port != port || !is_req(r, want) || r->family != AF_INET) {
 		fprintf(stderr, "itest_cm: request on port %u with %u bytes of private "
 			"data, expected port %u and \"%s\"\n", r->port,
 			r->private_data_len, port, want);
 		return 1;
 	}
 	return 0;
+}
+
+static int take(struct side *s, struct xroce_conn_req *r, const char *want,
+		uint16_t port)
+{
+	return take_raw(s, r) || check_req(r, want, port);
+}
+
+/* B1 and B2, in either order: under loss B1's CONNECT (or its resend with
+ * the cookie) may be lost and B2's arrive first. */
+static int take_pair(struct side *s, struct xroce_conn_req *r1,
+		     struct xroce_conn_req *r2, uint16_t port)
+{
+	struct xroce_conn_req x;
+
+	if (take_raw(s, &x))
+		return 1;
+	if (is_req(&x, "B2")) {
+		*r2 = x;
+		return check_req(r2, "B2", port) || take(s, r1, "B1", port);
+	}
+	*r1 = x;
+	return check_req(r1, "B1", port) || take(s, r2, "B2", port);
 }
 
 static int accept_with(struct side *s, const struct xroce_conn_req *r,
@@ -215,7 +244,7 @@ static int server(const char *ifname, uint16_t ctrl, uint16_t lport)
 	if ((rc = xroce_reject_conn_req(s.dev, &r, "no", 2)))
 		return fail("reject", rc);
 	/* B: both requests, answered in the reverse order */
-	if (take(&s, &r, "B1", lport) || take(&s, &r2, "B2", lport))
+	if (take_pair(&s, &r, &r2, lport))
 		return 1;
 	if (accept_with(&s, &r2, "ok2", &q2) || accept_with(&s, &r, "ok1", &q1))
 		return 1;

@@ -35,6 +35,7 @@
 #include "ctrl.h"
 #include "device.h"
 #include "engine.h"
+#include "keys.h"
 #include "qp_state.h"
 
 #define XR_BIND_RESEND_NS 5000000ull     /* first resend after 5 ms ... */
@@ -129,14 +130,19 @@ static void conn_key(struct xroce_qp *qp, const struct xr_ctrl_msg *m)
 	const struct xr_auth *a = &qp->dev->auth;
 	uint64_t ours = qp->bind->nonce, theirs = be64toh(m->nonce);
 	uint32_t peer = ntohl(m->src_conn);
+	bool first;
 
 	if (!a->keyed)
 		return;
-	if (ours < theirs || (ours == theirs && qp->conn_id < peer))
+	first = ours < theirs || (ours == theirs && qp->conn_id < peer);
+	if (first)
 		xr_auth_conn_key(a, ours, theirs, qp->conn_id, peer, qp->conn_key);
 	else
 		xr_auth_conn_key(a, theirs, ours, peer, qp->conn_id, qp->conn_key);
 	qp->keyed = true;
+	/* Header MACs as for a connection made by xroce_connect: the side
+	 * whose nonce comes first owns stream 0, as a connecting side does. */
+	xr_keys_init(qp, first);
 }
 
 /* Program the peer's half into XDP (paths, windows, connection state). */
@@ -147,6 +153,8 @@ static int program(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 	uint32_t i, rnr_us = 0;
 	int rc;
 
+	/* Keys first: establish programs XDP's entry with them. */
+	conn_key(qp, m);
 	rc = xr_ctrl_establish(qp, m, from);
 	/* establish declares the QP RTS; here that waits for HAVE_YOURS. */
 	if (qp->state == XROCE_QPS_RTS)
@@ -168,7 +176,6 @@ static int program(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 
 		w->npkts = w->len ? (w->len + qp->seg_max - 1) / qp->seg_max : 1;
 	}
-	conn_key(qp, m);
 	b->have_peer = true;
 	b->peer = *m;
 	return 0;

@@ -28,6 +28,7 @@
 #include "cm.h"
 #include "ctrl.h"
 #include "engine.h"
+#include "keys.h"
 
 #define XR_CM_RESEND_NS (100 * 1000000ull)
 #define XR_CM_HOLD_NS (30 * 1000000000ull)
@@ -322,6 +323,7 @@ static void on_answer(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 		xr_auth_conn_key(&qp->dev->auth, cm->nonce, be64toh(m->nonce2),
 				 qp->conn_id, ntohl(m->src_conn), qp->conn_key);
 		qp->keyed = true;
+		xr_keys_init(qp, true);
 	}
 	/* The answer came from where the CONNECT went (hand_out_answers):
 	 * CLOSE goes there too. */
