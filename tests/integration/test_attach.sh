@@ -242,8 +242,8 @@ map_put xr_domains 1 "struct.pack('<QI', 1 << 20, 4242).ljust($(vsize xr_domains
 map_put xr_mrs 0x11 "abi.MR.pack(1, 2, 2, 0x11, 0x1000, 4096, 0)"
 V4="bytes(10) + b'\\xff\\xff' + bytes([10, 77, 0, 2])"
 V4B="bytes(10) + b'\\xff\\xff' + bytes([10, 78, 0, 2])"
-map_put xr_conns 7 "abi.CONN.pack(1, 2, 1, 9, 1, 2, $V4 + $V4B + bytes(32), 2, 4, 49152, 64, 0, 0, 0)"
-map_put xr_conns 3 "abi.CONN.pack(1, 2, 2, 4, 1, 2, bytes([0xfd]) + bytes(14) + bytes([5]) + bytes(48), 1, 6, 1000, 8, 0, 0, 0)"
+map_put xr_conns 7 "abi.CONN.pack(1, 2, 1, 9, 1, 2, $V4 + $V4B + bytes(32), 2, 4, 49152, 64, 0, 0, 0, b'', b'')"
+map_put xr_conns 3 "abi.CONN.pack(1, 2, 2, 4, 1, 2, bytes([0xfd]) + bytes(14) + bytes([5]) + bytes(48), 1, 6, 1000, 8, 0, 0, 0, b'', b'')"
 xr "$N" status p1
 ok "status with a connection"
 has "domains and MRs counted" "$OUT" "domains 1/64, memory regions 1/16384, connections 2/8192"
