@@ -73,6 +73,19 @@ set_loss() {
 	done
 }
 
+# rate_cap RATE|off: a tbf on the fabric's ports towards b, both planes
+# (the fabric's own program sits in clsact, before it)
+rate_cap() {
+	local p t
+	for p in v e; do
+		eval "t=\$TV_TAP_b$p"
+		nsenter --net="/var/run/netns/$TV_NS" tc qdisc del dev "$t" root 2>/dev/null || true
+		[ "$1" = off ] && continue
+		nsenter --net="/var/run/netns/$TV_NS" tc qdisc add dev "$t" root tbf rate "$1" \
+			burst 32kb latency 50ms || fail "tbf on $t"
+	done
+}
+
 # drops PLANE: "towards-b towards-a" packets the fabric dropped so far
 drops() {
 	"$XRFABRIC" show --netns "$TV_NS" --json | python3 -c '
@@ -287,6 +300,10 @@ t_linkdown() {
 	# before the transfer does.
 	local p0=0 p1 p2 down=15 base
 	base=$(rx_packets b xe0)
+	# A rate cap towards b on both planes, so the transfer outlasts the
+	# link's absence however fast the host runs the VMs (without it a
+	# quiet host finished 32 MiB before xe0 came back).
+	rate_cap 16mbit
 	xfer_start linkdown "$1" 0 "v e"
 	# Well into the transfer: the receiver's xe0 has carried some of it.
 	for _ in $(seq 1 $((60 * S))); do
@@ -300,6 +317,7 @@ t_linkdown() {
 	p1=$(vmx b "ip link set xe0 up && cat /sys/class/net/xe0/statistics/rx_packets")
 	[ -e "$TV_SHARE/a/out/$XF_S.rc" ] && fail "the transfer ended while xe0 was down: $(cat "$(vm_err a "$XF_S")")"
 	xfer_end
+	rate_cap off
 	p2=$(vmx b "cat /sys/class/net/xe0/statistics/rx_packets")
 	python3 - "$TV_DIR/linkdown.send.json" "$p1" "$p2" <<'EOF' || fail "xe0 not used again after it came up"
 import json, sys
@@ -437,7 +455,7 @@ for g in "$@"; do
 		run_case setup t_setup
 		run_case attach t_attach
 		run_case write t_write 32M 0.01
-		run_case linkdown t_linkdown 32M
+		run_case linkdown t_linkdown 48M
 		run_case detach t_detach 64M ;;
 	twovm)
 		run_case setup t_setup
