@@ -146,23 +146,34 @@ static void report_request(struct xrf_pep *pep, const struct xroce_conn_req *req
 	}
 }
 
-/* Requests waiting at pep's device, each to the endpoint listening on its
- * port (none: refused). */
-static void poll_requests(struct xrf_pep *first)
-{
+/* A request taken from a device, to be reported once the endpoints have
+ * been looked at (see xrf_cm_progress). */
+struct taken_req {
+	struct xrf_pep *pep; /* NULL: nobody listens on its port */
+	struct xrf_dev *xd; /* the device it came from */
 	struct xroce_conn_req req;
-	struct xrf_pep *p;
+};
 
-	while (!xroce_get_conn_req(first->xd->dev, &req)) {
+#define XRF_REQS_PER_ROUND 16
+
+/* Requests waiting at pep's device, each paired with the endpoint
+ * listening on its port (none: refused when reported).  At most room of
+ * them; the rest wait in the library for the next round. */
+static size_t take_requests(struct xrf_pep *first, struct taken_req *t, size_t room)
+{
+	struct xrf_pep *p;
+	size_t n = 0;
+
+	while (n < room && !xroce_get_conn_req(first->xd->dev, &t[n].req)) {
 		for (p = cm_peps; p; p = p->cm_next)
 			if (p->xd == first->xd && p->listening &&
-			    xrf_sa_port(&p->addr) == req.port)
+			    xrf_sa_port(&p->addr) == t[n].req.port)
 				break;
-		if (p)
-			report_request(p, &req);
-		else
-			xroce_reject_conn_req(first->xd->dev, &req, NULL, 0);
+		t[n].pep = p;
+		t[n].xd = first->xd;
+		n++;
 	}
+	return n;
 }
 
 /* ---- endpoints ------------------------------------------------------------ */
@@ -215,20 +226,32 @@ static void poll_ep(struct xrf_ep *ep)
 
 void xrf_cm_progress(void)
 {
+	struct taken_req t[XRF_REQS_PER_ROUND];
 	struct xrf_pep *p, *q;
 	struct xrf_ep *ep;
+	size_t n = 0, i;
 
 	/* Someone else is at it: that is progress enough. */
 	if (pthread_mutex_trylock(&cm_lock))
 		return;
+	/* Take the requests first and report them last: taking them reads
+	 * the device's control messages, which may also end a connection (a
+	 * peer's CLOSE).  A peer closes one connection before asking for the
+	 * next, so its FI_SHUTDOWN must come before the FI_CONNREQ. */
 	for (p = cm_peps; p; p = p->cm_next) {
 		for (q = cm_peps; q != p && q->xd != p->xd; q = q->cm_next)
 			;
 		if (q == p) /* the first listener of its device */
-			poll_requests(p);
+			n += take_requests(p, t + n, XRF_REQS_PER_ROUND - n);
 	}
 	for (ep = cm_eps; ep; ep = ep->cm_next)
 		poll_ep(ep);
+	for (i = 0; i < n; i++) {
+		if (t[i].pep)
+			report_request(t[i].pep, &t[i].req);
+		else
+			xroce_reject_conn_req(t[i].xd->dev, &t[i].req, NULL, 0);
+	}
 	pthread_mutex_unlock(&cm_lock);
 }
 
