@@ -146,9 +146,54 @@ static void tx_op(const struct xrf_ep *ep, const struct xrf_tx *tx,
 	op->report_err = tx->context != NULL || !(tx->flags & FI_INJECT);
 }
 
+/* Under ep->lock: room in a queue that holds size requests, *posted of
+ * them outstanding (a sweep of cq may complete some), and an operation for
+ * the new one. */
+static int take_slot(struct xrf_ep *ep, const uint32_t *posted, uint32_t size,
+		     struct xrf_cq *cq, struct xrf_op **op)
+{
+	if (__atomic_load_n(posted, __ATOMIC_RELAXED) >= size)
+		xrf_cq_sweep(cq);
+	if (__atomic_load_n(posted, __ATOMIC_RELAXED) >= size)
+		return -FI_EAGAIN;
+	*op = xrf_op_get(ep->dom);
+	return *op ? 0 : -FI_ENOMEM;
+}
+
+/* Under ep->lock: hands the request to libxroce (one of swr, rwr),
+ * counted in *posted while libxroce has it. */
+static int post_counted(struct xrf_ep *ep, struct xrf_op *op, uint32_t *posted,
+			struct xroce_send_wr *swr, struct xroce_recv_wr *rwr)
+{
+	struct xroce_send_wr *bad_s;
+	struct xroce_recv_wr *bad_r;
+	int rc;
+
+	op->ep = ep;
+	__atomic_add_fetch(posted, 1, __ATOMIC_RELAXED);
+	rc = swr ? xroce_post_send(ep->qp, swr, &bad_s) :
+		   xroce_post_recv(ep->qp, rwr, &bad_r);
+	if (rc) {
+		__atomic_sub_fetch(posted, 1, __ATOMIC_RELAXED);
+		op->ep = NULL;
+	}
+	return rc;
+}
+
+/* Drops ep->lock; a request that failed gives its operation back, and a
+ * queue libxroce found full is -FI_EAGAIN to the application. */
+static ssize_t post_done(struct xrf_ep *ep, struct xrf_op *op, int rc)
+{
+	pthread_mutex_unlock(&ep->lock);
+	if (!rc)
+		return 0;
+	xrf_op_put(ep->dom, op);
+	return rc == -ENOMEM ? -FI_EAGAIN : rc;
+}
+
 ssize_t xrf_post_tx(struct xrf_ep *ep, const struct xrf_tx *tx)
 {
-	struct xroce_send_wr wr = { .opcode = tx->opcode }, *bad;
+	struct xroce_send_wr wr = { .opcode = tx->opcode };
 	struct xroce_sge sge[XROCE_MAX_SGE];
 	size_t total = tx->iov ? iov_total(tx->iov, tx->count) : 0;
 	enum xrf_ep_state st;
@@ -163,16 +208,11 @@ ssize_t xrf_post_tx(struct xrf_ep *ep, const struct xrf_tx *tx)
 		pthread_mutex_unlock(&ep->lock);
 		return st == XRF_EP_SHUTDOWN ? -FI_ECONNRESET : -FI_ENOTCONN;
 	}
-	if (__atomic_load_n(&ep->tx_posted, __ATOMIC_RELAXED) >= ep->tx_size)
-		xrf_cq_sweep(ep->tx_cq ? ep->tx_cq : ep->rx_cq);
-	if (__atomic_load_n(&ep->tx_posted, __ATOMIC_RELAXED) >= ep->tx_size) {
+	rc = take_slot(ep, &ep->tx_posted, ep->tx_size,
+		       ep->tx_cq ? ep->tx_cq : ep->rx_cq, &op);
+	if (rc) {
 		pthread_mutex_unlock(&ep->lock);
-		return -FI_EAGAIN;
-	}
-	op = xrf_op_get(ep->dom);
-	if (!op) {
-		pthread_mutex_unlock(&ep->lock);
-		return -FI_ENOMEM;
+		return rc;
 	}
 	tx_op(ep, tx, op, total);
 	wr.wr_id = (uintptr_t)op;
@@ -184,27 +224,15 @@ ssize_t xrf_post_tx(struct xrf_ep *ep, const struct xrf_tx *tx)
 		wr.imm_data = (uint32_t)tx->data;
 	}
 	rc = tx_memory(ep, tx, op, total, &wr, sge);
-	if (!rc) {
-		op->ep = ep;
-		__atomic_add_fetch(&ep->tx_posted, 1, __ATOMIC_RELAXED);
-		rc = xroce_post_send(ep->qp, &wr, &bad);
-		if (rc) {
-			__atomic_sub_fetch(&ep->tx_posted, 1, __ATOMIC_RELAXED);
-			op->ep = NULL;
-		}
-	}
-	pthread_mutex_unlock(&ep->lock);
-	if (rc) {
-		xrf_op_put(ep->dom, op);
-		return rc == -ENOMEM ? -FI_EAGAIN : rc;
-	}
-	return 0;
+	if (!rc)
+		rc = post_counted(ep, op, &ep->tx_posted, &wr, NULL);
+	return post_done(ep, op, rc);
 }
 
 ssize_t xrf_post_rx(struct xrf_ep *ep, const struct iovec *iov, void **desc,
 		    size_t count, void *context, uint64_t flags)
 {
-	struct xroce_recv_wr wr = { .num_sge = count ? 1 : 0 }, *bad;
+	struct xroce_recv_wr wr = { .num_sge = count ? 1 : 0 };
 	struct xroce_sge sge;
 	struct xrf_op *op;
 	size_t total;
@@ -222,16 +250,11 @@ ssize_t xrf_post_rx(struct xrf_ep *ep, const struct iovec *iov, void **desc,
 		pthread_mutex_unlock(&ep->lock);
 		return -FI_EOPBADSTATE;
 	}
-	if (__atomic_load_n(&ep->rx_posted, __ATOMIC_RELAXED) >= ep->rx_size)
-		xrf_cq_sweep(ep->rx_cq ? ep->rx_cq : ep->tx_cq);
-	if (__atomic_load_n(&ep->rx_posted, __ATOMIC_RELAXED) >= ep->rx_size) {
+	rc = take_slot(ep, &ep->rx_posted, ep->rx_size,
+		       ep->rx_cq ? ep->rx_cq : ep->tx_cq, &op);
+	if (rc) {
 		pthread_mutex_unlock(&ep->lock);
-		return -FI_EAGAIN;
-	}
-	op = xrf_op_get(ep->dom);
-	if (!op) {
-		pthread_mutex_unlock(&ep->lock);
-		return -FI_ENOMEM;
+		return rc;
 	}
 	op->context = context;
 	op->flags = FI_RECV | FI_MSG;
@@ -248,21 +271,9 @@ ssize_t xrf_post_rx(struct xrf_ep *ep, const struct iovec *iov, void **desc,
 	}
 	wr.wr_id = (uintptr_t)op;
 	wr.sg_list = &sge;
-	if (!rc) {
-		op->ep = ep;
-		__atomic_add_fetch(&ep->rx_posted, 1, __ATOMIC_RELAXED);
-		rc = xroce_post_recv(ep->qp, &wr, &bad);
-		if (rc) {
-			__atomic_sub_fetch(&ep->rx_posted, 1, __ATOMIC_RELAXED);
-			op->ep = NULL;
-		}
-	}
-	pthread_mutex_unlock(&ep->lock);
-	if (rc) {
-		xrf_op_put(ep->dom, op);
-		return rc == -ENOMEM ? -FI_EAGAIN : rc;
-	}
-	return 0;
+	if (!rc)
+		rc = post_counted(ep, op, &ep->rx_posted, NULL, &wr);
+	return post_done(ep, op, rc);
 }
 
 /* Under the domain lock: an endpoint being closed clears op->ep there. */
