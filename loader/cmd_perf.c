@@ -87,27 +87,11 @@ static void usage(FILE *f)
  * XR_NOT_MINE. */
 static int parse_conn_opt(int c, const char *arg, struct pf_opts *o)
 {
-	uint32_t v;
 
 	switch (c) {
-	case 'i':
-		if (o->nplanes == XROCE_MAX_PLANES)
-			return xr_usage_err("perf", "at most %d interfaces",
-					    XROCE_MAX_PLANES);
-		o->ifnames[o->nplanes++] = arg;
-		return XR_CONTINUE;
-	case 'p':
-		if (xr_parse_u32(arg, 1, 65535, &v))
-			return xr_usage_err("perf", "bad port '%s'", arg);
-		o->port = (uint16_t)v;
-		return XR_CONTINUE;
 	case 'c':
 		if (xr_parse_u32(arg, 1, PF_MAX_CONNS, &o->conns))
 			return xr_usage_err("perf", "conns must be 1..%d", PF_MAX_CONNS);
-		return XR_CONTINUE;
-	case 'P':
-		if (xr_parse_u32(arg, 1, XROCE_MAX_PATHS, &o->npaths))
-			return xr_usage_err("perf", "paths must be 1..%d", XROCE_MAX_PATHS);
 		return XR_CONTINUE;
 	case 'U':
 		if (xr_parse_u32(arg, 576, 9216, &o->mtu))
@@ -119,12 +103,6 @@ static int parse_conn_opt(int c, const char *arg, struct pf_opts *o)
 		return XR_CONTINUE;
 	case 'R':
 		o->no_redundant = 1;
-		return XR_CONTINUE;
-	case 'K':
-		o->key_file = arg;
-		return XR_CONTINUE;
-	case 'F':
-		o->accept_from = arg;
 		return XR_CONTINUE;
 	case 'E':
 		if (!strcmp(arg, "af_xdp"))
@@ -192,12 +170,6 @@ static int parse_flag_opt(int c, struct pf_opts *o)
 	case 'B':
 		o->breakdown = 1;
 		return XR_CONTINUE;
-	case 'j':
-		o->json = 1;
-		return XR_CONTINUE;
-	case 'v':
-		o->verbose = 1;
-		return XR_CONTINUE;
 	}
 	return XR_NOT_MINE;
 }
@@ -207,27 +179,21 @@ static int parse_flag_opt(int c, struct pf_opts *o)
 static int parse(int argc, char **argv, struct pf_opts *o)
 {
 	static const struct option opts[] = {
-		{ "iface", required_argument, NULL, 'i' },
-		{ "port", required_argument, NULL, 'p' },
+		XR_EP_LONG_OPTS,
 		{ "mode", required_argument, NULL, 'm' },
 		{ "size", required_argument, NULL, 's' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "depth", required_argument, NULL, 'q' },
 		{ "iters", required_argument, NULL, 'n' },
 		{ "conns", required_argument, NULL, 'c' },
-		{ "paths", required_argument, NULL, 'P' },
 		{ "mtu", required_argument, NULL, 'U' },
 		{ "max-inflight", required_argument, NULL, 'M' },
 		{ "once", no_argument, NULL, 'O' },
 		{ "interval-ms", required_argument, NULL, 'I' },
 		{ "tx-engine", required_argument, NULL, 'E' },
 		{ "no-redundant", no_argument, NULL, 'R' },
-		{ "key", required_argument, NULL, 'K' },
-		{ "from", required_argument, NULL, 'F' },
 		{ "wait", no_argument, NULL, 'W' },
 		{ "breakdown", no_argument, NULL, 'B' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -239,7 +205,9 @@ static int parse(int argc, char **argv, struct pf_opts *o)
 			usage(stdout);
 			return XR_EXIT_OK;
 		}
-		rc = parse_conn_opt(c, optarg, o);
+		rc = xr_ep_parse_opt("perf", c, optarg, &o->ep);
+		if (rc == XR_NOT_MINE)
+			rc = parse_conn_opt(c, optarg, o);
 		if (rc == XR_NOT_MINE)
 			rc = parse_run_opt(c, optarg, o, &sizes_set);
 		if (rc == XR_NOT_MINE)
@@ -258,7 +226,7 @@ static int parse(int argc, char **argv, struct pf_opts *o)
 
 int cmd_perf(int argc, char **argv)
 {
-	struct pf_opts o = { .port = 4796, .conns = 1, .depth = 32, .iters = 10000,
+	struct pf_opts o = { .ep.port = 4796, .conns = 1, .depth = 32, .iters = 10000,
 			     .secs = 5, .mode = PF_BW };
 	const char *role;
 	int rc, k;
@@ -269,7 +237,7 @@ int cmd_perf(int argc, char **argv)
 	if (optind >= argc)
 		return xr_usage_err("perf", "server or client?");
 	role = argv[optind++];
-	if (!o.nplanes)
+	if (!o.ep.nplanes)
 		return xr_usage_err("perf", "which interface? (-i IF)");
 	if (o.mode == PF_LAT && o.conns != 1)
 		return xr_usage_err("perf", "latency mode uses one connection");

@@ -101,7 +101,7 @@ static int parse(int argc, char **argv, struct recv_opts *o)
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
-	o->co.port = XF_DEFAULT_PORT;
+	o->co.ep.port = XF_DEFAULT_PORT;
 	o->buflen = 16u << 20;
 	o->idle_ms = 5000;
 	o->accept_ms = -1;
@@ -116,7 +116,7 @@ static int parse(int argc, char **argv, struct recv_opts *o)
 		if (rc != XR_CONTINUE)
 			return rc;
 	}
-	if (!o->co.nplanes)
+	if (!o->co.ep.nplanes)
 		return xr_usage_err(CMD, "which interface? (-i IF)");
 	if (optind != argc)
 		return xr_usage_err(CMD, "unexpected argument '%s'", argv[optind]);
@@ -134,9 +134,9 @@ static int accept_sender(struct receiver *r, const struct recv_opts *o)
 	wel.addr = (uint64_t)(uintptr_t)r->x.buf;
 	wel.half = r->half;
 	xroce_set_private_data(r->x.qp, &wel, sizeof(wel));
-	if (!o->co.json)
-		printf("xroce recv: waiting on %s port %u\n", o->co.ifnames[0],
-		       o->co.port);
+	if (!o->co.ep.json)
+		printf("xroce recv: waiting on %s port %u\n", o->co.ep.ifnames[0],
+		       o->co.ep.port);
 	fflush(stdout);
 	rc = xroce_accept(r->x.qp, o->accept_ms);
 	if (rc)
@@ -155,7 +155,7 @@ static int accept_sender(struct receiver *r, const struct recv_opts *o)
 /* A zero-length WRITE_WITH_IMM(imm) into the sender's credit MR. */
 static int answer(struct receiver *r, uint64_t wr_id, uint32_t imm)
 {
-	return xf_post_write(&r->x, wr_id, NULL, 0, r->hel.credit_addr,
+	return xr_post_write(r->x.qp, r->x.mr->lkey, wr_id, NULL, 0, r->hel.credit_addr,
 			     r->hel.credit_rkey, true, imm);
 }
 
@@ -217,7 +217,7 @@ static int on_done(struct receiver *r)
 	memcpy(&tr, r->x.buf + 2 * r->half, sizeof(tr));
 	r->ok = tr.total == r->hel.total && r->got == r->hel.total &&
 		tr.hash == xr_hash_final(&r->hs);
-	r->t1 = xf_now();
+	r->t1 = xr_mono_s();
 	rc = answer(r, 1, XF_RESULT | (uint32_t)r->ok);
 	if (!rc)
 		rc = xf_wait_one(CMD, r->x.scq, &wc, 5000, "the result's delivery");
@@ -242,9 +242,9 @@ static int receive_all(struct receiver *r, uint32_t idle_ms)
 				 "data from the sender");
 		if (rc)
 			return rc;
-		xf_post_recvs(&r->x, 1);
+		xr_post_empty_recvs(r->x.qp, 1);
 		if (!r->t0)
-			r->t0 = xf_now();
+			r->t0 = xr_mono_s();
 		if (XF_TYPE(wc.imm_data) == XF_DONE)
 			return on_done(r);
 		if (XF_TYPE(wc.imm_data) != XF_CHUNK)
@@ -284,7 +284,7 @@ int cmd_recv(int argc, char **argv)
 	r.half = (o.buflen / 2) & ~4095ull;
 	/* Device, PD, CQs, two halves and the trailer registered for the
 	 * sender's WRITEs, a QP with receives posted for its immediates. */
-	rc = xf_open(CMD, &o.co, o.co.port, 2 * r.half + XF_TRAILER,
+	rc = xf_open(CMD, &o.co, o.co.ep.port, 2 * r.half + XF_TRAILER,
 		     XROCE_ACCESS_LOCAL_WRITE | XROCE_ACCESS_REMOTE_WRITE, &r.x);
 	/* Accept, offering the buffer in our private data. */
 	if (!rc)
@@ -294,7 +294,7 @@ int cmd_recv(int argc, char **argv)
 	if (!rc)
 		rc = receive_all(&r, o.idle_ms);
 	if (!rc)
-		rc = report(&r, o.co.json);
+		rc = report(&r, o.co.ep.json);
 	if (r.fd >= 0)
 		close(r.fd);
 	xf_close(&r.x);

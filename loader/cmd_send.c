@@ -136,7 +136,7 @@ static int parse(int argc, char **argv, struct send_opts *o)
 	int c, rc;
 
 	memset(o, 0, sizeof(*o));
-	o->co.port = XF_DEFAULT_PORT;
+	o->co.ep.port = XF_DEFAULT_PORT;
 	o->wrmax = 1u << 20;
 	o->seed = 1;
 	o->pause_at = UINT64_MAX;
@@ -152,7 +152,7 @@ static int parse(int argc, char **argv, struct send_opts *o)
 		if (rc != XR_CONTINUE)
 			return rc;
 	}
-	if (!o->co.nplanes)
+	if (!o->co.ep.nplanes)
 		return xr_usage_err(CMD, "which interface? (-i IF)");
 	if (optind + 1 != argc)
 		return xr_usage_err(CMD, "which host? (one numeric address)");
@@ -196,10 +196,10 @@ static int connect_receiver(struct sender *s)
 	hel.credit_addr = (uint64_t)(uintptr_t)s->credit_buf;
 	hel.credit_rkey = s->x.mr->rkey;
 	xroce_set_private_data(s->x.qp, &hel, sizeof(hel));
-	rc = xroce_connect(s->x.qp, o->host, o->co.port, 5000);
+	rc = xroce_connect(s->x.qp, o->host, o->co.ep.port, 5000);
 	if (rc)
 		return xr_err(CMD, rc, "cannot connect to %s port %u", o->host,
-			      o->co.port);
+			      o->co.ep.port);
 	if (xroce_get_private_data(s->x.qp, &s->wel, sizeof(s->wel)) != sizeof(s->wel) ||
 	    s->wel.magic != XF_MAGIC || !s->wel.half)
 		return xr_err(CMD, -EPROTO, "the peer is not `xroce recv`");
@@ -260,7 +260,7 @@ static int send_chunk(struct sender *s)
 		if (!filled && (rc = produce(s, src + p, s->off + p, l)))
 			return rc;
 		filled = true;
-		rc = xf_post_write(&s->x, h, src + p, l,
+		rc = xr_post_write(s->x.qp, s->x.mr->lkey, h, src + p, l,
 				   s->wel.addr + h * s->half + p, s->wel.rkey,
 				   p + l == len, XF_CHUNK | (s->k & 0x0fffffffu));
 		if (rc == -ENOMEM) { /* send queue full: drain a bit */
@@ -290,7 +290,7 @@ static int send_trailer(struct sender *s)
 	int rc;
 
 	memcpy(mine, &tr, sizeof(tr));
-	rc = xf_post_write(&s->x, WR_TRAILER, mine, sizeof(tr),
+	rc = xr_post_write(s->x.qp, s->x.mr->lkey, WR_TRAILER, mine, sizeof(tr),
 			   s->wel.addr + 2 * s->half, s->wel.rkey, true, XF_DONE);
 	if (rc)
 		return xr_err(CMD, rc, "cannot post the trailer");
@@ -305,7 +305,7 @@ static int take_credits(struct sender *s)
 	int n = xroce_poll_cq(s->x.rcq, 16, wc), i;
 
 	if (n > 0)
-		xf_post_recvs(&s->x, n);
+		xr_post_empty_recvs(s->x.qp, n);
 	for (i = 0; i < n; i++) {
 		if (XF_TYPE(wc[i].imm_data) == XF_CREDIT)
 			s->credits |= 1u << (XF_ARG(wc[i].imm_data) % 2);
@@ -325,8 +325,8 @@ static int watch_receiver(struct sender *s, int heard)
 	    (s->done_posted && !s->done_completed)) {
 		s->waiting_since = 0;
 	} else if (!s->waiting_since) {
-		s->waiting_since = xf_now();
-	} else if ((xf_now() - s->waiting_since) * 1000 > s->give_up_ms) {
+		s->waiting_since = xr_mono_s();
+	} else if ((xr_mono_s() - s->waiting_since) * 1000 > s->give_up_ms) {
 		return xr_err(CMD, -ETIMEDOUT, "nothing from the receiver within "
 			      "%u ms while waiting for its %s", s->give_up_ms,
 			      s->off < s->total ? "credit" : "verdict");
@@ -359,11 +359,11 @@ static bool pause_now(struct sender *s)
 	if (s->off < s->o->pause_at || s->off >= s->total)
 		return false;
 	if (!s->pause_until && !s->inflight[0] && !s->inflight[1]) {
-		s->pause_until = xf_now() + s->o->pause_ms / 1e3;
+		s->pause_until = xr_mono_s() + s->o->pause_ms / 1e3;
 		fprintf(stderr, "xroce send: %" PRIu64 " bytes acknowledged, "
 			"idle for %u ms\n", s->off, s->o->pause_ms);
 	}
-	return !s->pause_until || xf_now() < s->pause_until;
+	return !s->pause_until || xr_mono_s() < s->pause_until;
 }
 
 /* Send every chunk as its half is free at both ends, then the trailer,
@@ -377,7 +377,7 @@ static int send_all(struct sender *s)
 	s->result = -1;
 	/* The QP's own peer timeout (the library's 2 s unless -t). */
 	s->give_up_ms = s->o->co.timeout_ms ? s->o->co.timeout_ms : 2000;
-	s->t0 = xf_now();
+	s->t0 = xr_mono_s();
 	while (s->result < 0 || !s->done_completed || s->inflight[0] ||
 	       s->inflight[1]) {
 		s->pausing = pause_now(s);
@@ -394,7 +394,7 @@ static int send_all(struct sender *s)
 		if (rc)
 			return rc;
 	}
-	s->t1 = xf_now();
+	s->t1 = xr_mono_s();
 	return 0;
 }
 
@@ -431,7 +431,7 @@ static int report(const struct sender *s)
 	double secs = s->t1 - s->t0;
 
 	xroce_qp_stats(s->x.qp, &qs);
-	if (s->o->co.json)
+	if (s->o->co.ep.json)
 		report_json(s, &qs);
 	else
 		printf("xroce send: %" PRIu64 " bytes in %.3f s = %.3f Gbit/s; %"

@@ -22,6 +22,7 @@
 #ifndef XR_LOADER_PERF_H
 #define XR_LOADER_PERF_H
 
+#include "endpoint.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -63,20 +64,16 @@ struct pf_welcome {          /* server -> client, ACCEPT private data */
 };
 
 struct pf_opts {
-	const char *ifnames[XROCE_MAX_PLANES];
-	int nplanes;
-	uint16_t port;
-	uint32_t npaths, conns, depth, iters, mtu;
+	struct xr_ep_opts ep;  /* -i -p -P --key --from -j -v */
+	uint32_t conns, depth, iters, mtu;
 	uint32_t max_inflight; /* QP attribute, 0 = the library's default */
 	uint64_t sizes[PF_MAX_SIZES];
 	int nsizes;
 	double secs;
 	uint32_t interval_ms;  /* bw: goodput per interval, 0 = off */
-	int mode, json, verbose, once, no_redundant, wait;
+	int mode, once, no_redundant, wait;
 	int breakdown;          /* lat: per-stage breakdown (perf_breakdown.c) */
 	enum xroce_tx_engine engine;
-	const char *key_file;   /* NULL: $XROCE_KEY_FILE, if any */
-	const char *accept_from;
 };
 
 /* The library objects of one end: one CQ for everything, one registered
@@ -96,14 +93,7 @@ struct pf_env {
 int pf_open(const struct pf_opts *o, uint16_t port, struct pf_env *e);
 /* A QP on e's CQ with PF_RECVS receives posted; 0 or an exit status. */
 int pf_qp(const struct pf_opts *o, struct pf_env *e, struct xroce_qp **qp);
-/* Post n zero-length receives on qp; 0, or -1 if one failed. */
-int pf_post_recvs(struct xroce_qp *qp, int n);
-/* Post a signalled WRITE (WRITE_WITH_IMM(immv) when imm) of len bytes at
- * l (in e->buf) to raddr/rkey; 0 or a negative errno. */
-int pf_post(struct pf_env *e, struct xroce_qp *qp, uint64_t wr_id, void *l,
-	    uint32_t len, uint64_t raddr, uint32_t rkey, bool imm, uint32_t immv);
-/* Monotonic time, and this process's CPU time, in seconds. */
-double pf_now(void);
+/* This process's CPU time in seconds. */
 double pf_cpu(void);
 
 /* The two roles; each returns the exit status. */

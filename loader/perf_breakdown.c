@@ -202,7 +202,7 @@ static void pair_stats(const struct bd_dir *a, const struct bd_dir *b, uint64_t 
 static void print_row(const struct pf_opts *o, bool *first, const char *from,
 		      const char *to, const char *what, struct bd_stat s)
 {
-	if (o->json) {
+	if (o->ep.json) {
 		printf("%s{\"from\":\"%s\",\"to\":\"%s\",\"what\":\"%s\",\"n\":%zu,"
 		       "\"p50_us\":%.2f,\"p99_us\":%.2f,\"mean_us\":%.2f}",
 		       *first ? "" : ",", from, to, what, s.n, s.p50, s.p99, s.mean);
@@ -226,7 +226,7 @@ static void report(const struct pf_opts *o, uint64_t size, const struct bd_dir *
 	size_t i;
 
 	pair_stats(&d[0], &d[1], v, &turn, &rtt);
-	if (o->json)
+	if (o->ep.json)
 		printf("{\"mode\":\"breakdown\",\"size\":%" PRIu64 ",\"stages\":[", size);
 	else
 		printf("breakdown of %" PRIu64 "-byte messages, both directions (us):\n"
@@ -242,7 +242,7 @@ static void report(const struct pf_opts *o, uint64_t size, const struct bd_dir *
 	print_row(o, &first, "recv_cqe", "post", "echoing end: completion to the echo's post",
 		  turn);
 	print_row(o, &first, "post", "recv_cqe", "round trip", rtt);
-	if (o->json)
+	if (o->ep.json)
 		printf("]}\n");
 }
 
@@ -251,12 +251,12 @@ static int fetch_server(const struct pf_opts *o, struct pf_env *e,
 			const struct pf_welcome *w, size_t *n)
 {
 	struct xroce_wc wc[8];
-	double t0 = pf_now();
+	double t0 = xr_mono_s();
 	int k, i;
 
-	if (pf_post(e, e->qp[0], 0, NULL, 0, w[0].addr, w[0].rkey, true, PF_IMM_TRACE))
+	if (xr_post_write(e->qp[0], e->mr->lkey, 0, NULL, 0, w[0].addr, w[0].rkey, true, PF_IMM_TRACE))
 		return xr_err("perf", -EIO, "cannot ask the server for its trace");
-	while (pf_now() - t0 < 10.0) {
+	while (xr_mono_s() - t0 < 10.0) {
 		k = xroce_wait_cq(e->cq, 8, wc, 100);
 		for (i = 0; i < k; i++) {
 			if (wc[i].status != XROCE_WC_SUCCESS)
@@ -264,7 +264,7 @@ static int fetch_server(const struct pf_opts *o, struct pf_env *e,
 					      xroce_wc_status_str(wc[i].status));
 			if (wc[i].opcode != XROCE_WC_RECV_RDMA_WITH_IMM)
 				continue;
-			pf_post_recvs(e->qp[0], 1);
+			xr_post_empty_recvs(e->qp[0], 1);
 			if (wc[i].imm_data == PF_IMM_TRACE) {
 				*n = wc[i].byte_len / sizeof(struct xroce_trace_rec);
 				return 0;

@@ -57,7 +57,7 @@ static void print_interval(struct bw_run *r, double t)
 	struct timespec wall;
 
 	clock_gettime(CLOCK_REALTIME, &wall);
-	if (r->o->json)
+	if (r->o->ep.json)
 		printf("{\"mode\":\"interval\",\"t_ms\":%.3f,\"wall_ns\":%lld,"
 		       "\"bytes\":%" PRIu64 ",\"gbps\":%.4f}\n", (t - r->t0) * 1000,
 		       (long long)wall.tv_sec * 1000000000LL + wall.tv_nsec, bytes,
@@ -79,9 +79,10 @@ static int fill(struct bw_run *r)
 		while (r->outstanding[i] < r->o->depth) {
 			uint32_t s = r->outstanding[i] % r->o->depth;
 			uint64_t off = (s * r->slot_bytes) % span;
-			int rc = pf_post(r->e, r->e->qp[i], i, r->e->buf + off,
-					 (uint32_t)r->size, r->w[i].addr + off,
-					 r->w[i].rkey, false, 0);
+			int rc = xr_post_write(r->e->qp[i], r->e->mr->lkey, i,
+					       r->e->buf + off, (uint32_t)r->size,
+					       r->w[i].addr + off, r->w[i].rkey,
+					       false, 0);
 
 			if (rc)
 				return xr_err("perf", rc, "post");
@@ -123,11 +124,11 @@ static int reap(struct bw_run *r)
 /* Post and reap for the duration, then until nothing is outstanding. */
 static int run(struct bw_run *r)
 {
-	bool progress = !r->o->json && isatty(2);
+	bool progress = !r->o->ep.json && isatty(2);
 	int rc;
 
 	for (;;) {
-		double t = pf_now();
+		double t = xr_mono_s();
 
 		if (r->o->interval_ms && (t - r->ivl_t) * 1000 >= r->o->interval_ms)
 			print_interval(r, t);
@@ -158,12 +159,12 @@ static void report(const struct bw_run *r, double secs, double cpu, bool first)
 	       mpps = (double)pkts / secs / 1e6,
 	       cpu_gb = r->done_bytes ? cpu / ((double)r->done_bytes / 1e9) : 0.0;
 
-	if (o->json) {
+	if (o->ep.json) {
 		printf("{\"mode\":\"bw\",\"size\":%" PRIu64 ",\"conns\":%u,\"paths\":%u,"
 		       "\"depth\":%u,\"seconds\":%.3f,\"bytes\":%" PRIu64 ",\"gbps\":%.4f,"
 		       "\"mpps\":%.4f,\"pkts\":%" PRIu64 ",\"retx_pkts\":%" PRIu64 ","
 		       "\"cpu_s\":%.3f,\"cpu_s_per_gb\":%.3f,\"tx_engine\":\"%s\"}\n",
-		       r->size, r->e->nqp, o->npaths ? o->npaths : XROCE_DEFAULT_PATHS,
+		       r->size, r->e->nqp, o->ep.npaths ? o->ep.npaths : XROCE_DEFAULT_PATHS,
 		       o->depth, secs, r->done_bytes, gbps, mpps, pkts, retx, cpu,
 		       cpu_gb, xr_engine_name(r->e->dev));
 		return;
@@ -204,18 +205,18 @@ int pf_run_bw(const struct pf_opts *o, struct pf_env *e,
 	r.pkts0 = start.tx_pkts;
 	r.retx0 = start.retx_pkts;
 	r.ivl_acked = start.acked_bytes;
-	r.t0 = pf_now();
+	r.t0 = xr_mono_s();
 	r.c0 = pf_cpu();
 	r.last_print = r.ivl_t = r.t0;
 	rc = run(&r);
 	if (rc)
 		return rc;
-	t1 = pf_now();
+	t1 = xr_mono_s();
 	c1 = pf_cpu();
-	if (!o->json && isatty(2))
+	if (!o->ep.json && isatty(2))
 		fprintf(stderr, "\r%40s\r", "");
 	report(&r, t1 - r.t0, c1 - r.c0, first);
-	if (o->verbose)
+	if (o->ep.verbose)
 		report_paths(e);
 	fflush(stdout);
 	return 0;

@@ -28,9 +28,9 @@ static int connect_all(const struct pf_opts *o, struct pf_env *e,
 			return XR_EXIT_FAIL;
 		e->nqp++;
 		xroce_set_private_data(e->qp[i], &h, sizeof(h));
-		rc = xroce_connect(e->qp[i], host, o->port, 5000);
+		rc = xroce_connect(e->qp[i], host, o->ep.port, 5000);
 		if (rc)
-			return xr_err("perf", rc, "connect to %s port %u", host, o->port);
+			return xr_err("perf", rc, "connect to %s port %u", host, o->ep.port);
 		if (xroce_get_private_data(e->qp[i], &w[i], sizeof(w[i])) != sizeof(w[i]) ||
 		    w[i].magic != PF_MAGIC)
 			return xr_err("perf", -EPROTO, "the peer is not `xroce perf server`");
@@ -43,11 +43,11 @@ static int connect_all(const struct pf_opts *o, struct pf_env *e,
 static void say_done(struct pf_env *e, const struct pf_welcome *w)
 {
 	uint32_t i, echoes = 0;
-	double t0 = pf_now();
+	double t0 = xr_mono_s();
 
 	for (i = 0; i < e->nqp; i++)
-		pf_post(e, e->qp[i], 0, NULL, 0, w[i].addr, w[i].rkey, true, PF_IMM_DONE);
-	while (echoes < e->nqp && pf_now() - t0 < 2.0) {
+		xr_post_write(e->qp[i], e->mr->lkey, 0, NULL, 0, w[i].addr, w[i].rkey, true, PF_IMM_DONE);
+	while (echoes < e->nqp && xr_mono_s() - t0 < 2.0) {
 		struct xroce_wc wc[16];
 		int n = xroce_wait_cq(e->cq, 16, wc, 100), j;
 

@@ -41,12 +41,12 @@ static int wait_echo(const struct pf_opts *o, struct pf_env *e, uint32_t it,
 				return xr_err("perf", 0, "failed: %s",
 					      xroce_wc_status_str(wc[k].status));
 			if (wc[k].opcode == XROCE_WC_RECV_RDMA_WITH_IMM) {
-				pf_post_recvs(e->qp[0], 1);
+				xr_post_empty_recvs(e->qp[0], 1);
 				if (wc[k].imm_data == it)
 					got = true;
 			}
 		}
-		if (pf_now() - t0 > LAT_ECHO_TIMEOUT_S)
+		if (xr_mono_s() - t0 > LAT_ECHO_TIMEOUT_S)
 			return xr_err("perf", -ETIMEDOUT, "no echo for iteration %u", it);
 	}
 	return 0;
@@ -57,17 +57,17 @@ static int round_trip(const struct pf_opts *o, struct pf_env *e,
 		      const struct pf_welcome *w, uint64_t size, uint32_t it,
 		      uint64_t *ns)
 {
-	double t0 = pf_now();
+	double t0 = xr_mono_s();
 	int rc;
 
-	rc = pf_post(e, e->qp[0], 1, e->buf, (uint32_t)size, w[0].addr, w[0].rkey,
+	rc = xr_post_write(e->qp[0], e->mr->lkey, 1, e->buf, (uint32_t)size, w[0].addr, w[0].rkey,
 		     true, it);
 	if (rc)
 		return xr_err("perf", rc, "post");
 	rc = wait_echo(o, e, it, t0);
 	if (rc)
 		return rc;
-	*ns = (uint64_t)((pf_now() - t0) * 1e9);
+	*ns = (uint64_t)((xr_mono_s() - t0) * 1e9);
 	return 0;
 }
 
@@ -78,7 +78,7 @@ static void report(const struct pf_opts *o, const struct pf_env *e,
 	uint64_t p50 = rtt[o->iters / 2], p99 = rtt[(uint64_t)o->iters * 99 / 100],
 		 p999 = rtt[(uint64_t)o->iters * 999 / 1000];
 
-	if (o->json) {
+	if (o->ep.json) {
 		printf("{\"mode\":\"lat\",\"size\":%" PRIu64 ",\"iters\":%u,"
 		       "\"rtt_min_us\":%.2f,\"rtt_p50_us\":%.2f,\"rtt_p99_us\":%.2f,"
 		       "\"rtt_p999_us\":%.2f,\"rtt_max_us\":%.2f,\"tx_engine\":\"%s\","

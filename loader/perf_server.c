@@ -23,7 +23,7 @@ struct pf_server {
 	struct pf_welcome w;     /* our buffer, offered to every client */
 	struct pf_sconn sc[PF_MAX_CONNS];
 	struct xroce_qp *nq;     /* waits for the next client */
-	double next_accept;      /* pf_now() of the next look for a client */
+	double next_accept;      /* xr_mono_s() of the next look for a client */
 };
 
 /* How often the serving loop looks for new clients: each look is a system
@@ -101,7 +101,7 @@ static void send_trace(struct pf_server *s, struct pf_sconn *c)
 
 	if (n < 0)
 		n = 0;
-	pf_post(&s->e, c->qp, 0, r, (uint32_t)(n * sizeof(*r)),
+	xr_post_write(c->qp, s->e.mr->lkey, 0, r, (uint32_t)(n * sizeof(*r)),
 		c->hello.addr + PF_TRACE_OFF, c->hello.rkey, true, PF_IMM_TRACE);
 }
 
@@ -113,14 +113,14 @@ static void serve(struct pf_server *s, const struct xroce_wc *wc)
 
 	if (!c || wc->opcode != XROCE_WC_RECV_RDMA_WITH_IMM)
 		return;
-	pf_post_recvs(c->qp, 1);
+	xr_post_empty_recvs(c->qp, 1);
 	if (wc->imm_data == PF_IMM_DONE)
-		pf_post(&s->e, c->qp, 0, NULL, 0, c->hello.addr, c->hello.rkey,
+		xr_post_write(c->qp, s->e.mr->lkey, 0, NULL, 0, c->hello.addr, c->hello.rkey,
 			true, PF_IMM_DONE);
 	else if (wc->imm_data == PF_IMM_TRACE)
 		send_trace(s, c);
 	else if (c->hello.mode == PF_LAT)
-		pf_post(&s->e, c->qp, 0, s->e.buf + PF_BUF / 2, wc->byte_len,
+		xr_post_write(c->qp, s->e.mr->lkey, 0, s->e.buf + PF_BUF / 2, wc->byte_len,
 			c->hello.addr, c->hello.rkey, true, wc->imm_data);
 }
 
@@ -157,20 +157,20 @@ int pf_server(const struct pf_opts *o)
 	memset(&s, 0, sizeof(s));
 	s.o = o;
 	s.w = (struct pf_welcome){ PF_MAGIC, 0, 0, 0, 0, PF_BUF };
-	if (pf_open(o, o->port, &s.e))
+	if (pf_open(o, o->ep.port, &s.e))
 		goto fail;
 	s.w.addr = (uint64_t)(uintptr_t)s.e.buf;
 	s.w.rkey = s.e.mr->rkey;
-	if (!o->json)
-		printf("xroce perf server: listening on %s port %u\n", o->ifnames[0],
-		       o->port);
+	if (!o->ep.json)
+		printf("xroce perf server: listening on %s port %u\n", o->ep.ifnames[0],
+		       o->ep.port);
 	fflush(stdout);
 	for (;;) {
-		if (pf_now() >= s.next_accept) {
+		if (xr_mono_s() >= s.next_accept) {
 			rc = accept_client(&s);
 			if (rc < 0)
 				goto fail;
-			s.next_accept = rc > 0 ? 0 : pf_now() + PF_ACCEPT_EVERY;
+			s.next_accept = rc > 0 ? 0 : xr_mono_s() + PF_ACCEPT_EVERY;
 			if (rc > 0)
 				continue;
 		}

@@ -8,14 +8,6 @@
 #include "xfer_conn.h"
 #include "xfer_proto.h"
 
-double xf_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 void xf_close(struct xf_ctx *x)
 {
 	if (x->qp)
@@ -33,38 +25,18 @@ void xf_close(struct xf_ctx *x)
 	memset(x, 0, sizeof(*x));
 }
 
-int xf_post_recvs(struct xf_ctx *x, int n)
-{
-	struct xroce_recv_wr r, *bad;
-	int i, rc;
-
-	memset(&r, 0, sizeof(r));
-	for (i = 0; i < n; i++) {
-		rc = xroce_post_recv(x->qp, &r, &bad);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 int xf_open(const char *cmd, const struct xf_common *c, uint16_t ctrl_port,
 	    uint64_t buflen, int access, struct xf_ctx *x)
 {
 	struct xroce_device_attr da;
 	struct xroce_qp_init_attr qa;
-	int i, rc;
+	int rc;
 
-	memset(&da, 0, sizeof(da));
-	for (i = 0; i < c->nplanes; i++)
-		da.ifnames[i] = c->ifnames[i];
-	da.nplanes = c->nplanes;
+	xr_ep_device_attr(&c->ep, &da);
 	da.mem_size = buflen + (1u << 20);
 	if (c->mem > da.mem_size)
 		da.mem_size = c->mem;
 	da.ctrl_port = ctrl_port;
-	da.key_file = c->key_file;
-	da.accept_from = c->accept_from;
-	da.log_level = c->verbose ? XROCE_LOG_DEBUG : XROCE_LOG_WARN;
 	rc = xroce_open_device(&da, &x->dev);
 	if (rc)
 		return xr_err(cmd, rc, "cannot open the device");
@@ -82,33 +54,15 @@ int xf_open(const char *cmd, const struct xf_common *c, uint16_t ctrl_port,
 	qa.send_cq = x->scq;
 	qa.recv_cq = x->rcq;
 	qa.max_send_wr = 1024;
-	qa.npaths = c->npaths;
+	qa.npaths = c->ep.npaths;
 	qa.timeout_ms = c->timeout_ms;
 	rc = xroce_create_qp(x->pd, &qa, &x->qp);
 	if (rc)
 		return xr_err(cmd, rc, "cannot create a queue pair");
-	rc = xf_post_recvs(x, XF_RECVS);
+	rc = xr_post_empty_recvs(x->qp, XF_RECVS);
 	if (rc)
 		return xr_err(cmd, rc, "cannot post receives");
 	return XR_EXIT_OK;
-}
-
-int xf_post_write(struct xf_ctx *x, uint64_t wr_id, void *laddr, uint32_t len,
-		  uint64_t raddr, uint32_t rkey, bool with_imm, uint32_t imm)
-{
-	struct xroce_sge sge = { (uint64_t)(uintptr_t)laddr, len, x->mr->lkey };
-	struct xroce_send_wr wr, *bad;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.sg_list = len ? &sge : NULL;
-	wr.num_sge = len ? 1 : 0;
-	wr.opcode = with_imm ? XROCE_WR_RDMA_WRITE_WITH_IMM : XROCE_WR_RDMA_WRITE;
-	wr.send_flags = XROCE_SEND_SIGNALED;
-	wr.imm_data = imm;
-	wr.rdma.remote_addr = raddr;
-	wr.rdma.rkey = rkey;
-	return xroce_post_send(x->qp, &wr, &bad);
 }
 
 int xf_wait_one(const char *cmd, struct xroce_cq *cq, struct xroce_wc *wc,

@@ -3,7 +3,7 @@
  * The library objects one end of `xroce send` / `xroce recv` uses, set up
  * in the order the README shows (device, protection domain, completion
  * queues, registered memory, queue pair), and the few verbs both ends
- * post.  Every function that can fail prints one line and returns an exit
+ * post (loader/endpoint.h has the posting itself).  Every function that can fail prints one line and returns an exit
  * status (loader/cli.h), or a negative errno where it says so.
  */
 #ifndef XR_LOADER_XFER_CONN_H
@@ -31,18 +31,9 @@ int xf_open(const char *cmd, const struct xf_common *c, uint16_t ctrl_port,
 /* Destroy what xf_open made (any part of it); x is zeroed. */
 void xf_close(struct xf_ctx *x);
 
-/* Post n zero-length receives; 0 or a negative errno. */
-int xf_post_recvs(struct xf_ctx *x, int n);
-/* Post a signalled WRITE (WRITE_WITH_IMM when with_imm) of len bytes at
- * laddr (inside x->buf) to raddr/rkey; 0 or a negative errno. */
-int xf_post_write(struct xf_ctx *x, uint64_t wr_id, void *laddr, uint32_t len,
-		  uint64_t raddr, uint32_t rkey, bool with_imm, uint32_t imm);
 /* Wait up to timeout_ms for one successful completion on cq: 0 and *wc,
  * or an exit status (what names the awaited thing in the message). */
 int xf_wait_one(const char *cmd, struct xroce_cq *cq, struct xroce_wc *wc,
 		int timeout_ms, const char *what);
-
-/* Monotonic time in seconds. */
-double xf_now(void);
 
 #endif /* XR_LOADER_XFER_CONN_H */

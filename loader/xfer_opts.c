@@ -47,21 +47,6 @@ int xf_parse_common(const char *cmd, int c, const char *arg,
 	uint64_t s;
 
 	switch (c) {
-	case 'i':
-		if (o->nplanes == XROCE_MAX_PLANES)
-			return xr_usage_err(cmd, "at most %d interfaces", XROCE_MAX_PLANES);
-		o->ifnames[o->nplanes++] = arg;
-		return XR_CONTINUE;
-	case 'p':
-		if (xr_parse_u32(arg, 1, 65535, &v))
-			return xr_usage_err(cmd, "bad port '%s'", arg);
-		o->port = (uint16_t)v;
-		return XR_CONTINUE;
-	case 'P':
-		if (xr_parse_u32(arg, 1, XROCE_MAX_PATHS, &v))
-			return xr_usage_err(cmd, "paths must be 1..%d", XROCE_MAX_PATHS);
-		o->npaths = v;
-		return XR_CONTINUE;
 	case 'M':
 		if (xf_parse_size(arg, &s))
 			return xr_usage_err(cmd, "bad size '%s'", arg);
@@ -72,18 +57,6 @@ int xf_parse_common(const char *cmd, int c, const char *arg,
 			return xr_usage_err(cmd, "bad timeout '%s'", arg);
 		o->timeout_ms = v;
 		return XR_CONTINUE;
-	case 'K':
-		o->key_file = arg;
-		return XR_CONTINUE;
-	case 'F':
-		o->accept_from = arg;
-		return XR_CONTINUE;
-	case 'j':
-		o->json = 1;
-		return XR_CONTINUE;
-	case 'v':
-		o->verbose = 1;
-		return XR_CONTINUE;
 	}
-	return XR_NOT_MINE;
+	return xr_ep_parse_opt(cmd, c, arg, &o->ep);
 }

@@ -10,33 +10,22 @@
 #include <getopt.h>
 #include <stdint.h>
 
+#include "endpoint.h"
+
 #include "xroce/xroce.h"
 
 #define XF_DEFAULT_PORT 4794
 
 struct xf_common {
-	const char *ifnames[XROCE_MAX_PLANES];
-	int nplanes;
-	uint32_t npaths;         /* 0: the library's default */
-	uint16_t port;
+	struct xr_ep_opts ep;    /* -i -p -P --key --from -j -v */
 	uint64_t mem;            /* 0: what the buffers need */
-	int json;
-	int verbose;
 	uint32_t timeout_ms;     /* 0: the library's default */
-	const char *key_file;    /* NULL: $XROCE_KEY_FILE, if any */
-	const char *accept_from; /* recv: who may connect (NULL: anyone) */
 };
 
 #define XF_COMMON_OPTS \
-	{ "iface", required_argument, NULL, 'i' }, \
-	{ "port", required_argument, NULL, 'p' }, \
-	{ "paths", required_argument, NULL, 'P' }, \
+	XR_EP_LONG_OPTS, \
 	{ "mem", required_argument, NULL, 'M' }, \
 	{ "timeout", required_argument, NULL, 't' }, \
-	{ "key", required_argument, NULL, 'K' }, \
-	{ "from", required_argument, NULL, 'F' }, \
-	{ "json", no_argument, NULL, 'j' }, \
-	{ "verbose", no_argument, NULL, 'v' }, \
 	{ "help", no_argument, NULL, 'h' }
 #define XF_COMMON_SHORT "i:p:P:t:jvh"
 
