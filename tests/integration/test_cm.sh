@@ -14,46 +14,20 @@
 # Usage: tests/integration/test_cm.sh   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
-XROCE=$PWD/build/xroce
-XRFABRIC=$PWD/build/xrfabric
+xr_need_root
 ITEST=$PWD/build/tests/itest_cm
-for f in "$XROCE" "$XRFABRIC" "$ITEST"; do
-	[ -x "$f" ] || xr_die "$f missing: run make first"
-done
+xr_need_exec "$XROCE" "$XRFABRIC" "$ITEST"
 CTRL=4801
 LPORT=4802
 
 PFX=$(xr_prefix)
-TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
-xr_cleanup_push "rm -rf '$TMP'"
-xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
-bash tests/fabric/fabric.sh up pair --prefix "$PFX" --env "$TMP/env" >/dev/null
-# shellcheck disable=SC1091 # written by fabric.sh up
-. "$TMP/env"
-# shellcheck disable=SC2154 # FAB_* come from the env file
-{
-	A=$FAB_h0_NS
-	B=$FAB_h1_NS
-	SW=${FAB_h0_PORT_0%%:*}
-	BIP=$FAB_h1_IP4_0
-	AIP=$FAB_h0_IP4_0
-}
-nsx "$A" "$XROCE" attach --force eth0 >/dev/null
-nsx "$B" "$XROCE" attach --force eth0 >/dev/null
-
-set_loss() {
-	"$XRFABRIC" set --netns "$SW" --port a0 "loss=$1" >/dev/null
-	"$XRFABRIC" set --netns "$SW" --port b0 "loss=$1" >/dev/null
-}
-
-drops() {
-	"$XRFABRIC" show --netns "$SW" --json |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(p["counters"]["drop_loss"] for p in d["ports"]))'
-}
+xr_tmpdir "$PFX"
+xr_fab_pair
+# shellcheck disable=SC2154 # from the fabric's env file
+AIP=$FAB_h0_IP4_0
 
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TMP/key"
 for round in 0 0.2 key; do
@@ -65,8 +39,8 @@ for round in 0 0.2 key; do
 		unset XROCE_KEY_FILE
 		keyed=
 	fi
-	set_loss "$loss"
-	d0=$(drops)
+	xr_fab_loss "$loss"
+	d0=$(xr_fab_counter drop_loss)
 	nsx "$B" timeout 120 "$ITEST" server eth0 "$CTRL" "$LPORT" >"$TMP/server.out" 2>&1 &
 	spid=$!
 	xr_cleanup_push "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
@@ -86,7 +60,7 @@ for round in 0 0.2 key; do
 	[ "$rc" -eq 0 ] || xr_die "itest_cm ($round) failed"
 	grep -q "^client: all phases passed" "$TMP/client.out" || xr_die "client did not finish"
 	grep -q "^server: all phases passed" "$TMP/server.out" || xr_die "server did not finish"
-	d1=$(drops)
+	d1=$(xr_fab_counter drop_loss)
 	if [ "$loss" != 0 ] && [ $((d1 - d0)) -lt 1 ]; then
 		xr_die "loss $loss: the switch dropped nothing"
 	fi
@@ -96,5 +70,5 @@ for round in 0 0.2 key; do
 		echo "  ok   itest_cm at $loss loss (switch dropped $((d1 - d0)))"
 	fi
 done
-set_loss 0
+xr_fab_loss 0
 echo "test_cm: passed"

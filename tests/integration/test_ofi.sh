@@ -17,19 +17,15 @@
 # Usage: tests/integration/test_ofi.sh [--loss "0 0.01"]   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
-XROCE=$PWD/build/xroce
-XRFABRIC=$PWD/build/xrfabric
+xr_need_root
 for f in "$XROCE" "$XRFABRIC" build/lib/libxroce-fi.so build/tests/ofi_func \
 	build/tests/ofi_hints build/tests/ofi_badarg; do
 	[ -e "$f" ] || xr_die "$f missing: run make first"
 done
-for t in fi_info fi_pingpong; do
-	command -v "$t" >/dev/null || xr_die "$t missing: bash tests/deps.sh (libfabric-bin)"
-done
+xr_need_cmd fi_info fi_pingpong
 LOSSES="0 0.01"
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -42,34 +38,8 @@ export FI_PROVIDER_PATH=$PWD/build/lib
 export FI_OFI_RXM_SAR_LIMIT=$((1 << 30))
 
 PFX=$(xr_prefix)
-TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
-xr_cleanup_push "rm -rf '$TMP'"
-xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
-bash tests/fabric/fabric.sh up pair --prefix "$PFX" --env "$TMP/env" >/dev/null
-# shellcheck disable=SC1091 # written by fabric.sh up
-. "$TMP/env"
-# shellcheck disable=SC2154 # FAB_* come from the env file
-{
-	A=$FAB_h0_NS
-	B=$FAB_h1_NS
-	SW=${FAB_h0_PORT_0%%:*}
-	BIP=$FAB_h1_IP4_0
-}
-nsx "$A" "$XROCE" attach --force eth0 >/dev/null
-nsx "$B" "$XROCE" attach --force eth0 >/dev/null
-
-CHECKS=0
-pass() { CHECKS=$((CHECKS + 1)); printf '  ok   %s\n' "$*"; }
-
-set_loss() {
-	"$XRFABRIC" set --netns "$SW" --port a0 "loss=$1" >/dev/null
-	"$XRFABRIC" set --netns "$SW" --port b0 "loss=$1" >/dev/null
-}
-
-drops() {
-	"$XRFABRIC" show --netns "$SW" --json |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(p["counters"]["drop_loss"] for p in d["ports"]))'
-}
+xr_tmpdir "$PFX"
+xr_fab_pair
 
 # pair NAME SERVER_CMD... -- CLIENT_CMD...: the server in B, the client in
 # A, both under a timeout; both must succeed.
@@ -113,8 +83,8 @@ pass "ofi_badarg: every bad call returned its -FI_E*"
 
 for loss in $LOSSES; do
 	echo "== loss $loss"
-	set_loss "$loss"
-	d0=$(drops)
+	xr_fab_loss "$loss"
+	d0=$(xr_fab_counter drop_loss)
 	pair "ofi_func at loss $loss" build/tests/ofi_func server 7471 -- \
 		env FI_XROCE_CM_TIMEOUT_MS=1500 build/tests/ofi_func client "$BIP" 7471
 	pass "ofi_func: connection management, messages, RMA, wait objects, errors"
@@ -126,11 +96,11 @@ for loss in $LOSSES; do
 		fi_pingpong -p "xroce;ofi_rxm" -e rdm -I 20 -c "$BIP"
 	sed 's/^/     /' "$TMP/cli.out"
 	pass "fi_pingpong -p \"xroce;ofi_rxm\" -e rdm -c (every size)"
-	d1=$(drops)
+	d1=$(xr_fab_counter drop_loss)
 	if [ "$loss" != 0 ] && [ $((d1 - d0)) -lt 10 ]; then
 		xr_die "loss $loss: the switch dropped only $((d1 - d0)) packets"
 	fi
 	[ "$loss" = 0 ] || pass "the switch dropped $((d1 - d0)) packets meanwhile"
 done
-set_loss 0
+xr_fab_loss 0
 echo "test_ofi: $CHECKS checks passed"

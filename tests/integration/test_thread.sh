@@ -8,44 +8,22 @@
 # Usage: tests/integration/test_thread.sh   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=tests/lib/netns.sh
-. tests/lib/netns.sh
+# shellcheck source=tests/lib/common.sh
+. tests/lib/common.sh
 
-[ "$(id -u)" -eq 0 ] || xr_die "needs root"
-XROCE=$PWD/build/xroce
-XRFABRIC=$PWD/build/xrfabric
+xr_need_root
 ITEST=$PWD/build/tests/itest_thread
-for f in "$XROCE" "$XRFABRIC" "$ITEST"; do
-	[ -x "$f" ] || xr_die "$f missing: run make first"
-done
+xr_need_exec "$XROCE" "$XRFABRIC" "$ITEST"
 PORT=4799
 
 PFX=$(xr_prefix)
-TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
-xr_cleanup_push "rm -rf '$TMP'"
-xr_cleanup_push "bash tests/fabric/fabric.sh down $PFX >/dev/null 2>&1"
-bash tests/fabric/fabric.sh up pair --prefix "$PFX" --env "$TMP/env" >/dev/null
-# shellcheck disable=SC1091 # written by fabric.sh up
-. "$TMP/env"
-# shellcheck disable=SC2154 # FAB_* come from the env file
-{
-	A=$FAB_h0_NS
-	B=$FAB_h1_NS
-	SW=${FAB_h0_PORT_0%%:*}
-	BIP=$FAB_h1_IP4_0
-}
-nsx "$A" "$XROCE" attach --force eth0 >/dev/null
-nsx "$B" "$XROCE" attach --force eth0 >/dev/null
-
-set_loss() {
-	"$XRFABRIC" set --netns "$SW" --port a0 "loss=$1" >/dev/null
-	"$XRFABRIC" set --netns "$SW" --port b0 "loss=$1" >/dev/null
-}
+xr_tmpdir "$PFX"
+xr_fab_pair
 
 # run LOSS SERVER_FLAG CLIENT_FLAG
 run() {
 	local done=$TMP/done.$1$2 spid rc=0
-	set_loss "$1"
+	xr_fab_loss "$1"
 	rm -f "$done"
 	nsx "$B" "$ITEST" server eth0 "$PORT" "$done" $2 >"$TMP/server.out" 2>&1 &
 	spid=$!
