@@ -540,6 +540,30 @@ static int attach_planned(const struct attach_opts *o, int ifindex,
 	return record_flags(o->ifname, p->prog_id, ifindex, *mode) ? -1 : 0;
 }
 
+/* IF runs xroce: XR_CONTINUE if it is this build's (configure it in
+ * place), 0 if it is another build's and --force lets it be replaced, or
+ * an exit status. */
+static int other_build(const struct attach_opts *o, const struct xr_ifxdp *cur)
+{
+	struct xr_maps m;
+	int rc = xr_maps_open_prog(cur->xroce_id, &m);
+
+	if (rc != -EPROTO) {
+		if (!rc)
+			xr_maps_close(&m);
+		return XR_CONTINUE; /* other errors: attach_existing says */
+	}
+	if (!o->force)
+		return xr_err(CMD, 0, "%s: the xroce program attached (prog %u) is another build's (%s); --force replaces it",
+			      o->ifname, cur->xroce_id, m.mismatch);
+	if (cur->prog_id != cur->xroce_id)
+		return xr_err(CMD, 0, "%s: the xroce program (prog %u) inside libxdp dispatcher %u is another build's (%s); remove it with xdp-loader first",
+			      o->ifname, cur->xroce_id, cur->prog_id, m.mismatch);
+	printf("%s: replacing xroce prog %u of another build (%s)\n", o->ifname,
+	       cur->xroce_id, m.mismatch);
+	return 0;
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	struct attach_opts o;
@@ -559,8 +583,13 @@ int cmd_attach(int argc, char **argv)
 	rc = xr_ifxdp_query(ifindex, &cur);
 	if (rc)
 		return xr_err(CMD, rc, "%s: cannot query its XDP program", o.ifname);
-	if (cur.xroce_id)
-		return attach_existing(&o, &cur);
+	if (cur.xroce_id) {
+		rc = other_build(&o, &cur);
+		if (rc)
+			return rc == XR_CONTINUE ? attach_existing(&o, &cur) : rc;
+		/* --force: replaced below like any other program */
+		cur.xroce_id = 0;
+	}
 	if (cur.prog_id) {
 		if (xr_prog_describe(cur.prog_id, replaced, sizeof(replaced), NULL))
 			snprintf(replaced, sizeof(replaced), "?");

@@ -370,6 +370,53 @@ seen "$IDF"
 has "--force says what it replaced" "$OUT" "replaced XDP program 'not_xroce' \(prog $IDO\)"
 eq "mode after --force" "$MODEF" native
 
+# ---- xroce of another build: refused, replaced with --force ---------------
+# A program named as xroce's whose xr_stats map has another layout than
+# this build's (as after an upgrade that added counters): configuring it in
+# place, or opening a device on it, would use the wrong offsets.
+
+xr "$M" detach q0
+ok "detach before the other build"
+cat >"$TMP/oldxroce.bpf.c" <<'EOF'
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 3);
+	__type(key, __u32);
+	__type(value, __u64);
+} xr_stats SEC(".maps");
+SEC("xdp") int xroce_xdp(struct xdp_md *ctx)
+{
+	__u32 k = 0;
+	__u64 *v = bpf_map_lookup_elem(&xr_stats, &k);
+
+	if (v)
+		(*v)++;
+	return XDP_PASS;
+}
+char LICENSE[] SEC("license") = "GPL";
+EOF
+clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" \
+	-c "$TMP/oldxroce.bpf.c" -o "$TMP/oldxroce.bpf.o"
+nsx_privfs "$M" ip link set dev q0 xdp obj "$TMP/oldxroce.bpf.o" sec xdp 2>/dev/null
+read -r IDB _ < <(link_xdp "$M" q0)
+seen "$IDB"
+xr "$M" attach q0
+fails "attach over xroce of another build" 1
+has "refusal says another build, which map, and --force" "$ERR" \
+	"another build's \(map xr_stats: 4\+8 bytes x 3; this build's: 4\+8 x [0-9]+\); --force"
+eq "the other build's program kept" "$(link_xdp "$M" q0 | cut -d' ' -f1)" "$IDB"
+xr "$M" perf client -i q0 10.77.0.1 -d 1
+has "the library refuses it too, saying how to replace it" "$ERR" \
+	"another build's .*xroce attach --force q0. replaces it"
+xr "$M" attach q0 --force
+ok "attach --force over xroce of another build"
+has "--force says it replaced another build's xroce" "$OUT" "replacing xroce prog $IDB of another build"
+read -r IDF _ < <(link_xdp "$M" q0)
+seen "$IDF"
+[ "$IDF" != "$IDB" ] || xr_die "--force did not replace the other build's program"
+
 # ---- generic mode; fallback to generic ------------------------------------
 
 xr "$M" attach q1 --mode generic

@@ -119,6 +119,11 @@ int xr_plane_open(struct xroce_device *dev, int i, const char *ifname,
 	pl->mtu = li.mtu;
 	plane_addrs(pl);
 	rc = xr_maps_open(pl->ifindex, maps);
+	if (rc == -EPROTO)
+		return xr_fail(&dev->log, rc,
+			       "%s: the xroce program attached is another build's (%s); "
+			       "`xroce attach --force %s` replaces it", ifname,
+			       maps->mismatch, ifname);
 	if (rc)
 		return xr_fail(&dev->log, rc,
 			       "%s: no xroce program attached (run `xroce attach "

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/if_link.h>
@@ -11,6 +12,56 @@
 #include "contract/txring.h"
 
 #define XR_PROG_NAME "xroce_xdp"
+
+/* The layouts this build's library and XDP program share.  A program of
+ * another build whose maps differ would be read and written with the wrong
+ * offsets (the library crashed doing so after an upgrade), so it is
+ * refused.  max_entries 0: any (sized at attach). */
+static const struct map_layout {
+	const char *name;
+	uint32_t key_size, value_size, max_entries;
+} layouts[] = {
+	{ XR_MAP_CFG, sizeof(__u32), sizeof(struct xr_cfg), 0 },
+	{ XR_MAP_DOMAINS, sizeof(__u32), sizeof(struct xr_domain), 0 },
+	{ XR_MAP_MRS, sizeof(__u32), sizeof(struct xr_mr), 0 },
+	{ XR_MAP_CONNS, sizeof(__u32), sizeof(struct xr_conn), 0 },
+	{ XR_MAP_RX, sizeof(__u32), sizeof(struct xr_rx_state), 0 },
+	{ XR_MAP_MSGS, sizeof(__u32), sizeof(__u64), 0 },
+	{ XR_MAP_STATS, sizeof(__u32), sizeof(__u64), XR_STAT_MAX },
+	{ XR_MAP_RQ, sizeof(struct xr_rq_key), sizeof(struct xr_rq_ent), 0 },
+	{ XR_MAP_READS, sizeof(struct xr_read_key), sizeof(struct xr_read_ent), 0 },
+	{ XR_MAP_TRACE, sizeof(__u32), sizeof(struct xr_trace_rec), 0 },
+	{ XR_MAP_EVB, sizeof(__u32), sizeof(struct xr_evb), 0 },
+	{ XR_MAP_TXQ, sizeof(struct xr_txq_key), sizeof(__u32), 0 },
+};
+
+/* 0 if map mi has this build's layout (or is not one that is checked);
+ * -EPROTO with what differs in why otherwise ("key+value bytes x
+ * entries"). */
+static int check_layout(const struct bpf_map_info *mi, char *why, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+		const struct map_layout *l = &layouts[i];
+
+		if (strcmp(mi->name, l->name))
+			continue;
+		if (mi->key_size == l->key_size && mi->value_size == l->value_size &&
+		    (!l->max_entries || mi->max_entries == l->max_entries))
+			return 0;
+		if (l->max_entries)
+			snprintf(why, len, "map %s: %u+%u bytes x %u; this build's: %u+%u x %u",
+				 l->name, mi->key_size, mi->value_size, mi->max_entries,
+				 l->key_size, l->value_size, l->max_entries);
+		else
+			snprintf(why, len, "map %s: %u+%u bytes; this build's: %u+%u",
+				 l->name, mi->key_size, mi->value_size, l->key_size,
+				 l->value_size);
+		return -EPROTO;
+	}
+	return 0;
+}
 
 static void maps_reset(struct xr_maps *m)
 {
@@ -139,6 +190,12 @@ int xr_maps_open_prog(uint32_t prog_id, struct xr_maps *m)
 		if (bpf_obj_get_info_by_fd(mfd, &mi, &len)) {
 			close(mfd);
 			continue;
+		}
+		rc = check_layout(&mi, m->mismatch, sizeof(m->mismatch));
+		if (rc) {
+			close(mfd);
+			xr_maps_close(m);
+			return rc;
 		}
 		if (!strcmp(mi.name, XR_MAP_CFG))
 			slot = &m->cfg;

@@ -23,10 +23,15 @@ struct xr_maps {
 	uint32_t max_conns;   /* entries of xr_conns / xr_rx */
 	uint32_t max_domains;
 	uint32_t max_mrs;
+	/* -EPROTO from xr_maps_open*: the program is another build's (its
+	 * maps have other layouts); what differs, for the message. */
+	char mismatch[96];
 };
 
 /* Fill m with fresh fds for the maps of the xroce program on ifindex.
- * -ENOENT: no XDP program, or none of them is xroce's. */
+ * -ENOENT: no XDP program, or none of them is xroce's.  -EPROTO: xroce's
+ * program of another build, whose maps' layouts differ from this build's
+ * (include/contract/abi.h): m->mismatch says which; nothing is open. */
 int xr_maps_open(int ifindex, struct xr_maps *m);
 /* Same, from a program id. */
 int xr_maps_open_prog(uint32_t prog_id, struct xr_maps *m);
