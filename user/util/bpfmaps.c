@@ -45,7 +45,7 @@ static int check_layout(const struct bpf_map_info *mi, char *why, size_t len)
 	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
 		const struct map_layout *l = &layouts[i];
 
-		if (strcmp(mi->name, l->name))
+		if (strcmp(mi->name, l->name) != 0)
 			continue;
 		if (mi->key_size == l->key_size && mi->value_size == l->value_size &&
 		    (!l->max_entries || mi->max_entries == l->max_entries))
