@@ -128,6 +128,8 @@ run_group() {
 		run_test attach 600 bash tests/integration/test_attach.sh ;;
 	fabric)
 		run_test fabric 900 bash tests/fabric/test_fabric.sh ;;
+	rxe) # perftest on the kernel's RoCE v2 and on xroce, netem loss
+		run_test rxe 1800 bash vmtest/test_rxe.sh ;;
 	multiprog) # xroce next to another program in libxdp's dispatcher
 		run_test multiprog 600 env XRVM_REQUIRE_MULTIPROG=1 bash vmtest/test_multiprog.sh ;;
 	agent) # twovm: run what the host's driver asks, until it says exit

@@ -63,6 +63,9 @@ MODULES=(virtio_pci virtio_rng 9pnet_virtio 9p overlay veth sch_ingress
 	cls_bpf act_bpf sch_tbf sch_htb)
 # twovm: the NIC drivers under test, and netem for the guests' own use.
 MODULES_TWOVM=(virtio_net e1000e sch_netem)
+# rxe: the kernel's RoCE v2 (rdma_rxe, its verbs device files), netem, and
+# the crc32 implementation rxe's ICRC asks the crypto API for.
+MODULES_RXE=(rdma_rxe ib_uverbs sch_netem crc32_generic)
 
 usage() {
 	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
@@ -136,7 +139,8 @@ kernel_from_deb() { # DEB DESTDIR: the kernel and the module directories used
 		'./lib/modules/*/kernel/net/*' './lib/modules/*/kernel/fs/*' \
 		'./lib/modules/*/kernel/lib/*' './lib/modules/*/kernel/crypto/*' \
 		'./lib/modules/*/kernel/drivers/virtio/*' './lib/modules/*/kernel/drivers/net/*' \
-		'./lib/modules/*/kernel/drivers/char/*' ||
+		'./lib/modules/*/kernel/drivers/char/*' \
+		'./lib/modules/*/kernel/drivers/infiniband/*' ||
 		die "cannot unpack $deb"
 	rm -rf "$dest" && mv "$tmp" "$dest"
 }
@@ -161,7 +165,8 @@ else
 		KNAME=${KPKG}_$KVER
 	fi
 	KDIR=$CACHE/$KNAME
-	if [ ! -e "$KDIR/.complete" ]; then
+	# .complete-2: the extraction includes drivers/infiniband (rxe)
+	if [ ! -e "$KDIR/.complete-2" ]; then
 		if [ -z "$KDEB" ]; then
 			note "downloading $KPKG $KVER into $CACHE"
 			dl=$(mktemp -d "$CACHE/dl.XXXXXX")
@@ -173,7 +178,7 @@ else
 		else
 			kernel_from_deb "$KDEB" "$KDIR"
 		fi
-		touch "$KDIR/.complete"
+		touch "$KDIR/.complete-2"
 	fi
 	VMLINUZ=$(echo "$KDIR"/boot/vmlinuz-*)
 	MODDIR=$(echo "$KDIR"/lib/modules/*)
@@ -187,6 +192,7 @@ CFLAGS_VM=(-O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -std=gnu11 -D_GNU_
 gcc "${CFLAGS_VM[@]}" -static -o "$OUT/init" vmtest/init.c || die "cannot build vmtest/init.c (libc6-dev's libc.a?)"
 gcc "${CFLAGS_VM[@]}" -o "$OUT/kcheck" vmtest/kcheck.c -lbpf -lelf -lz || die "cannot build vmtest/kcheck.c"
 [ "$TWOVM" = 1 ] && MODULES+=("${MODULES_TWOVM[@]}")
+for t in "${TESTS[@]}"; do [ "$t" = rxe ] && MODULES+=("${MODULES_RXE[@]}"); done
 if [ -n "$MODDIR" ]; then
 	MODS=$(python3 vmtest/mkinitramfs.py --host-list "$OUT/modules.host" \
 		"$OUT/initramfs.cpio.gz" "$OUT/init" "$MODDIR" "${MODULES[@]}") ||
