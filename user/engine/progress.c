@@ -193,12 +193,12 @@ void xr_progress_note_poll(struct xroce_device *dev, bool found)
 {
 	if (!dev->threaded)
 		return;
-	if (found) {
-		dev->empty_polls = 0;
-		return;
-	}
-	dev->empty_polls++;
 	dev->poll_ns = xr_now_ns();
+	/* A poll that found something keeps a busy poller a busy poller
+	 * (ib_write_lat finds its send completion every round); only a
+	 * program about to sleep (xr_progress_no_standby) ends the standby. */
+	if (!found && dev->empty_polls < UINT32_MAX)
+		dev->empty_polls++;
 }
 
 static bool stand_by(struct xroce_device *dev)
