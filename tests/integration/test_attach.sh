@@ -101,6 +101,16 @@ nsx_privfs() {
 
 seen() { SEEN_IDS+=("$1"); }
 
+# foreign NAME: build $TMP/NAME.bpf.c and attach it to M's q0 with ip link;
+# its program id in FOREIGN_ID (and seen).
+foreign() {
+	clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" \
+		-c "$TMP/$1.bpf.c" -o "$TMP/$1.bpf.o"
+	nsx_privfs "$M" ip link set dev q0 xdp obj "$TMP/$1.bpf.o" sec xdp 2>/dev/null
+	read -r FOREIGN_ID _ < <(link_xdp "$M" q0)
+	seen "$FOREIGN_ID"
+}
+
 # ---- usage errors and bad interfaces -------------------------------------
 
 xr "$N" --version
@@ -349,11 +359,8 @@ cat >"$TMP/other.bpf.c" <<'EOF'
 SEC("xdp") int not_xroce(struct xdp_md *ctx) { return XDP_PASS; }
 char LICENSE[] SEC("license") = "GPL";
 EOF
-clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" \
-	-c "$TMP/other.bpf.c" -o "$TMP/other.bpf.o"
-nsx_privfs "$M" ip link set dev q0 xdp obj "$TMP/other.bpf.o" sec xdp 2>/dev/null
-read -r IDO _ < <(link_xdp "$M" q0)
-seen "$IDO"
+foreign other
+IDO=$FOREIGN_ID
 xr "$M" attach q0
 fails "attach over another program" 1
 has "refusal names it and --force" "$ERR" "not_xroce.*--force"
@@ -397,11 +404,8 @@ SEC("xdp") int xroce_xdp(struct xdp_md *ctx)
 }
 char LICENSE[] SEC("license") = "GPL";
 EOF
-clang -O2 -g -target bpf -I"/usr/include/$(gcc -dumpmachine)" \
-	-c "$TMP/oldxroce.bpf.c" -o "$TMP/oldxroce.bpf.o"
-nsx_privfs "$M" ip link set dev q0 xdp obj "$TMP/oldxroce.bpf.o" sec xdp 2>/dev/null
-read -r IDB _ < <(link_xdp "$M" q0)
-seen "$IDB"
+foreign oldxroce
+IDB=$FOREIGN_ID
 xr "$M" attach q0
 fails "attach over xroce of another build" 1
 has "refusal says another build, which map, and --force" "$ERR" \
