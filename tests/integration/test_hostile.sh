@@ -20,12 +20,17 @@
 #      (unauth), the WRITE fails
 #   5  a CONNECT claiming a third party's address as its data plane: no
 #      answer at all (malformed), so nothing is sent to the third party
+#   6  on path: A's data dropped beyond the switch, each DATA packet seen
+#      answered by a forged ACK (from B's data address and port, with the
+#      token the CONNECT showed).  Without a key: taken, the WRITE
+#      completes as success (open).  With a key: every one dropped
+#      (drop_mac), the WRITE fails
 #   7  B killed, a squatter (another process, no mark) binds B's control port: B's XDP still
 #      sees the domain dead (drop_dead), A's send fails, nothing of it is
 #      acknowledged into the orphaned memory
 # Also: a keyed 4 MiB transfer through many key epochs (shortened).
-# Attacks 6 (forged ACKs, WRITEs, replays on path) and 8 (one peer's ACK
-# flood, READs after dereg) are shown on the XDP program itself:
+# Forged or altered WRITEs and replays (the rest of 6) and attack 8 (one
+# peer's ACK flood, READs after dereg) are shown on the XDP program itself:
 # tests/bpf/bpf_keyed.c (docs/SECURITY.md has the table).
 # Usage: tests/integration/test_hostile.sh   (root)
 set -euo pipefail
@@ -224,6 +229,47 @@ check_eq "no answer at all (not even a cookie)" \
 	"$(xr_json 'sum(j[k] for k in ("cookie","accept","reject"))' <<<"$out")" 0
 served
 check_ctrl "counted malformed" malformed 1
+
+# ---- 6 ---------------------------------------------------------------------
+echo "== 6: on path, A's data dropped beyond the switch, forged ACKs claim it arrived"
+# Dropped at the egress toward B, so the attacker at A's port still sees it.
+"$XRFABRIC" set --netns "$SW" --port r --tc blackhole=dport:4793 >/dev/null
+# forged_acks [OPTS...]: the attack; sets SENDERR, FORGED, MAC (A's drop_mac
+# over the run) and ACKS (A's rx_ack over the run)
+forged_acks() {
+	local spid apid rc=0 i m0 a0
+	listen "$@"
+	rm -f "$TMP/ready"
+	nsx "$SW" python3 "$ATK" acks h0 --secs 4 --wait 20 --ready "$TMP/ready" >"$TMP/atk.json" &
+	apid=$!
+	for ((i = 0; i < 100; i++)); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
+	[ -e "$TMP/ready" ] || fail "the attacker did not start"
+	m0=$(xr_counter "$A" drop_mac)
+	a0=$(xr_counter "$A" rx_ack)
+	nsx "$A" timeout 30 "$XROCE" send -i eth0 "$BIP" -n 16k -t 3000 "$@" >"$TMP/send.out" 2>&1 &
+	spid=$!
+	wait "$spid" || rc=$?
+	wait "$apid" || fail "the attacker failed"
+	check_has "attacker saw the CONNECT and A's data" "$(cat "$TMP/atk.json")" '"seen": true'
+	FORGED=$(xr_json 'j["forged"]' <"$TMP/atk.json")
+	[ "$FORGED" -ge 1 ] || fail "the attacker forged no ACK: $(cat "$TMP/atk.json")"
+	[ "$rc" -ne 0 ] || fail "A's send succeeded though its data was dropped"
+	SENDERR=$(cat "$TMP/send.out")
+	MAC=$(($(xr_counter "$A" drop_mac) - m0))
+	ACKS=$(($(xr_counter "$A" rx_ack) - a0))
+	stop_listener
+}
+forged_acks
+[ "$ACKS" -ge 1 ] || fail "no key: A took none of the $FORGED forged ACKs"
+check_has "no key: $ACKS of $FORGED forged ACKs taken, the WRITE completed as success, the QP then failed (open without a key)" \
+	"$SENDERR" 'the connection failed'
+grep -q 'a WRITE failed' <<<"$SENDERR" && fail "expected the open case, got: $SENDERR"
+forged_acks --key "$TMP/key"
+check_eq "key: A took none of the forged ACKs" "$ACKS" 0
+[ "$MAC" -ge "$FORGED" ] || fail "key: A dropped $MAC as drop_mac of $FORGED forged ACKs"
+pass "key: all $FORGED forged ACKs dropped and counted drop_mac ($MAC)"
+check_has "key: the WRITE failed, no false success" "$SENDERR" 'a WRITE failed'
+"$XRFABRIC" set --netns "$SW" --port r --tc blackhole=off >/dev/null
 
 # ---- 7 ---------------------------------------------------------------------
 echo "== 7: B dies, a squatter binds its control port"

