@@ -28,9 +28,12 @@
 #   7  B killed, a squatter (another process, no mark) binds B's control port: B's XDP still
 #      sees the domain dead (drop_dead), A's send fails, nothing of it is
 #      acknowledged into the orphaned memory
+#   8  a connected peer M floods its own ACKs into B's stopped process: its
+#      share of B's event ring stops them (drop_evq_share), the ring never
+#      fills, A's data keeps arriving
 # Also: a keyed 4 MiB transfer through many key epochs (shortened).
-# Forged or altered WRITEs and replays (the rest of 6) and attack 8 (one
-# peer's ACK flood, READs after dereg) are shown on the XDP program itself:
+# Forged or altered WRITEs and replays (the rest of 6) and READs after
+# dereg (the rest of 8) are shown on the XDP program itself:
 # tests/bpf/bpf_keyed.c (docs/SECURITY.md has the table).
 # Usage: tests/integration/test_hostile.sh   (root)
 set -euo pipefail
@@ -303,5 +306,53 @@ r1=$(xr_counter "$B" rx_data)
 [ "$d1" -gt "$d0" ] || fail "B's XDP did not drop A's packets as for a dead domain ($d0 -> $d1)"
 pass "B's XDP dropped A's packets for a dead domain ($((d1 - d0)))"
 check_eq "nothing of A's accepted into the orphaned memory meanwhile" "$r1" "$r0"
+
+# ---- 8 ---------------------------------------------------------------------
+echo "== 8: a connected peer floods its own ACKs while B's process is stopped"
+# B's `xroce perf server` serves A's WRITEs (placed by XDP, no record) and
+# M's connection.  Stopped, B's process drains nothing: M's ACKs, each a
+# valid record of its connection, stay in the ring.  Without shares they
+# would fill it (60000 records, the ring holds some 41000 outside its
+# reserve), and XDP would refuse everyone's data (drop_evq_full).
+nsenter --net="/var/run/netns/$B" "$XROCE" perf server -i eth0 >"$TMP/psrv.out" 2>&1 &
+SPID=$!
+xr_cleanup_push "kill -CONT $SPID 2>/dev/null; kill $SPID 2>/dev/null"
+xr_wait_listen "$B" 4796
+# 1 MiB WRITEs: each completed message is a record too (msg_done), and A's
+# share of the stopped process's ring must outlast the stop.
+nsx "$A" timeout 60 "$XROCE" perf client -i eth0 "$BIP" -s 1M -d 10 -j \
+	>"$TMP/pcli.json" 2>"$TMP/pcli.err" &
+cpid=$!
+xr_wait_conn "$B"
+nsx "$M" python3 "$ATK" ackflood "$BIP" 60000 --port 4796 --ready "$TMP/fready" \
+	--go "$TMP/go" >"$TMP/flood.json" &
+fpid=$!
+for ((i = 0; i < 200; i++)); do [ -e "$TMP/fready" ] && break; sleep 0.05; done
+[ -e "$TMP/fready" ] || fail "M did not connect: $(cat "$TMP/flood.json")"
+kill -STOP "$SPID"
+s0=$(xr_counter "$B" drop_evq_share)
+f0=$(xr_counter "$B" drop_evq_full)
+touch "$TMP/go"
+wait "$fpid" || fail "the flood failed"
+r0=$(xr_counter "$B" rx_data)
+sleep 1
+r1=$(xr_counter "$B" rx_data)
+s1=$(xr_counter "$B" drop_evq_share)
+f1=$(xr_counter "$B" drop_evq_full)
+kill -CONT "$SPID"
+sent=$(xr_json 'j["sent"]' <"$TMP/flood.json")
+[ "$sent" -ge 40000 ] || fail "M sent only $sent ACKs"
+[ $((s1 - s0)) -ge $((sent / 4)) ] ||
+	fail "M's ACKs were not stopped by its share: drop_evq_share $s0 -> $s1 of $sent"
+pass "M's flood stopped at its share of B's ring: $((s1 - s0)) of $sent ACKs dropped as drop_evq_share"
+check_eq "B's ring never filled (drop_evq_full)" "$((f1 - f0))" 0
+[ $((r1 - r0)) -ge 1000 ] || fail "A's data stopped during the flood: rx_data $r0 -> $r1 in 1 s"
+pass "A's data kept arriving with B stopped and flooded ($((r1 - r0)) packets in 1 s)"
+rc=0
+wait "$cpid" || rc=$?
+[ "$rc" -eq 0 ] || fail "A's perf client failed (rc $rc): $(cat "$TMP/pcli.err")"
+pass "A's run completed: $(xr_json 'j["gbps"]' <"$TMP/pcli.json") Gbit/s over 10 s"
+kill "$SPID" 2>/dev/null || true
+wait "$SPID" 2>/dev/null || true
 
 xr_passed test_hostile

@@ -24,6 +24,12 @@ attack of issue 15 and prints one JSON line of what came back.
                                       there with a forged ACK (spoofed as
                                       the listener's data port) claiming it
                                       arrived; for S seconds after the first
+  attack.py ackflood DST N [--port P] [--ready F] [--go F]
+                                      a peer's flood: connect to DST (its
+                                      listener on port P) as a legitimate
+                                      client would, create F, wait for the
+                                      file --go, then send N ACK frames of
+                                      that connection to DST, as answers to its data
   attack.py squat PORT SECS [--ready F]  bind PORT (no mark) as soon as it
                                       is free, hold it SECS
 
@@ -104,6 +110,54 @@ def cmd_connect(a):
 
     send(first)
     return _answers(s, time.monotonic() + a.wait, on_msg)
+
+
+def cmd_ackflood(a):
+    """Connect, then flood the connection's own ACKs: each passes every
+    check (id, token, address, port), so it is a record in the listener's
+    event ring, and only the connection's share of the ring stops them."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.connect((a.dst, a.port))
+    me = s.getsockname()[0]
+    first = xrctrl.connect(me)
+    m0 = xrctrl.unpack(first)
+    got = {}
+
+    def on_msg(m):
+        if m['op'] == xrctrl.COOKIE and m['nonce'] == m0['nonce']:
+            s.send(xrctrl.connect(me, cookie=m['cookie'], nonce=m0['nonce'],
+                                  conn=m0['src_conn']))
+            return False
+        got.update(m)
+        return m['op'] in (xrctrl.ACCEPT, xrctrl.REJECT)
+
+    s.send(first)
+    seen = _answers(s, time.monotonic() + a.wait, on_msg)
+    if got.get('op') != xrctrl.ACCEPT:
+        return {'accepted': False, 'answers': seen}
+    # From the data port our CONNECT announced, to a source port of the
+    # listener's range, as answers to its data come.
+    d = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    d.bind((me, xrctrl.DATA_PORT))
+    d.connect((a.dst, got['sport_lo']))
+    if a.ready:
+        open(a.ready, 'w').close()
+    until = time.monotonic() + a.wait
+    while a.go and not os.path.exists(a.go):
+        if time.monotonic() > until:
+            return {'accepted': True, 'sent': 0}
+        time.sleep(0.01)
+    sent = 0
+    for i in range(a.n):
+        ack = xrdata.pack_ack(path=i % 8, dst_conn=got['src_conn'], token=got['rx_token'],
+                              cack=m0['init_psn'], ack_psn=m0['init_psn'],
+                              rx_pkts=i, csn_cum=m0['init_csn'])
+        try:
+            d.send(ack)
+            sent += 1
+        except OSError:          # a full socket buffer: try the next one
+            time.sleep(0.0005)
+    return {'accepted': True, 'sent': sent}
 
 
 def cmd_reflect(a):
@@ -238,6 +292,13 @@ def main():
     c.add_argument('--secs', type=float, default=8.0)
     c.add_argument('--wait', type=float, default=30.0)
     c.add_argument('--ready', help='file created once it watches')
+    c = sub.add_parser('ackflood')
+    c.add_argument('dst')
+    c.add_argument('n', type=int)
+    c.add_argument('--port', type=int, default=xrctrl.CTRL_PORT)
+    c.add_argument('--wait', type=float, default=10.0)
+    c.add_argument('--ready', help='file created once connected')
+    c.add_argument('--go', help='file to wait for before the flood')
     c = sub.add_parser('squat')
     c.add_argument('port', type=int)
     c.add_argument('secs', type=float)
