@@ -228,14 +228,24 @@ static void test_slow_start(void **state)
 }
 
 /* All packets marked: DCTCP with alpha = 1 halves, once per RTT. */
-/* The default mark response (cc.c, ecn_factor): half the window times
- * the chance that a window of w packets marked with probability alpha
- * holds a mark; DCTCP's 1 - alpha/2 with cfg.ecn_dctcp. */
-static double ecn_cut(double alpha, double w)
+/* A path's own window (cc.c, path_ecn_factor): half, times the chance that
+ * its w packets hold a mark; DCTCP's 1 - alpha/2 with cfg.ecn_dctcp. */
+static double path_ecn_cut(double alpha, double w)
 {
 	if (H.cc.cfg.ecn_dctcp || w <= 1)
 		return 1 - alpha / 2;
 	return 1 - (1 - pow(1 - alpha, w)) / 2;
+}
+
+/* The connection's (cc.c, ecn_factor): the path's rule, but at least
+ * ecn_beta per marked RTT; DCTCP's 1 - alpha/2 with cfg.ecn_dctcp. */
+static double ecn_cut(double alpha, double w)
+{
+	double f = path_ecn_cut(alpha, w);
+
+	if (H.cc.cfg.ecn_dctcp)
+		return f;
+	return f < 1 - H.cc.cfg.ecn_beta ? f : 1 - H.cc.cfg.ecn_beta;
 }
 
 static void marks(const struct xr_cc_cfg *cfg)
@@ -257,7 +267,7 @@ static void marks(const struct xr_cc_cfg *cfg)
 	/* cut once, no increase for the rest of that RTT; the only path keeps
 	 * at least the connection window (its share) */
 	assert_true(H.cc.conn.cwnd == cw * ecn_cut(ca, cw));
-	assert_true(H.cc.path[0].ctl.cwnd == pw * ecn_cut(pa, pw) ||
+	assert_true(H.cc.path[0].ctl.cwnd == pw * path_ecn_cut(pa, pw) ||
 		    H.cc.path[0].ctl.cwnd == H.cc.conn.cwnd);
 	assert_true(H.cc.path[0].ctl.cwnd >= H.cc.conn.cwnd);
 	assert_int_equal(xr_cc_path_state(&H.cc, 0), XR_CC_CONGESTED);
@@ -280,8 +290,8 @@ static void marks(const struct xr_cc_cfg *cfg)
 	assert_true(H.cc.path[0].ctl.cwnd > pw);
 }
 
-/* All packets marked: cut once per RTT, by a half while alpha is near 1
- * (the default rule, or DCTCP's with cfg.ecn_dctcp). */
+/* All packets marked: cut once per RTT, by 40% (the default rule) or by
+ * a half while alpha is near 1 (DCTCP's, with cfg.ecn_dctcp). */
 static void test_marks(void **state)
 {
 	struct xr_cc_cfg cfg;
@@ -293,35 +303,56 @@ static void test_marks(void **state)
 	marks(&cfg);
 }
 
-/* A lightly marked window is cut by a little, a window of many packets
- * with the same marked fraction by nearly a half: a mark costs what it
- * costs a classic (RFC 3168) flow of this window on average, not alpha/2
- * whatever the window. */
+/* A marked RTT costs the connection at least ecn_beta (40%) of its window
+ * however lightly it was marked, as it costs a classic (RFC 3168) flow: the
+ * cut comes only in RTTs that carry a mark, as often as a classic flow of
+ * this window sees one.  (The rule before scaled the cut by the chance of a
+ * mark as well, and cut a window with one mark in a hundred packets by ~2%
+ * where CUBIC cuts 30%.)  A window that surely holds a mark is halved, as
+ * Reno halves.  DCTCP's rule, asked for, still cuts alpha/2. */
 static void test_marks_classic(void **state)
 {
+	struct xr_cc_cfg cfg;
+	double cw;
+
 	(void)state;
 	h_init(1, NULL);
-	H.cc.conn.alpha = 0.01;
-	assert_true(ecn_cut(0.01, 4) > 0.97);            /* ~2% */
-	assert_true(ecn_cut(0.01, 400) < 0.51);          /* ~half */
-	assert_true(ecn_cut(0.01, 400) < 1 - 0.01 / 2);  /* DCTCP: 0.5% */
-	/* a classic flow's expected cut, per RTT: 1/2 P(at least a mark) */
-	assert_true(fabs(ecn_cut(0.1, 10) - (1 - (1 - pow(0.9, 10)) / 2)) < 1e-12);
+	assert_true(H.cc.cfg.ecn_beta == 0.4);
+	/* a lightly marked small window: 40% (the rule before: ~2%) */
+	assert_true(fabs(ecn_cut(0.01, 4) - 0.6) < 1e-12);
+	assert_true(path_ecn_cut(0.01, 4) > 0.97);
+	/* a window that surely holds a mark: about a half */
+	assert_true(ecn_cut(0.01, 400) < 0.51);
 	/* through the controller: one marked packet in a round of ~100 */
 	h_rounds(8);
 	H.cc.conn.alpha = 0.01;
 	H.cc.path[0].ctl.alpha = 0.01;
-	{
-		double cw = xr_cc_conn_window(&H.cc);
-
-		H.mark_mask = 1;
-		H.mark_every = 1000;
-		H.nmarked[0] = 0;
-		h_round();
-		assert_int_equal(H.cc.conn.cuts_ecn, 1);
-		assert_true(H.cc.conn.cwnd < cw * 0.75);
-		assert_true(H.cc.conn.cwnd == cw * ecn_cut(0.01, cw));
-	}
+	cw = xr_cc_conn_window(&H.cc);
+	H.mark_mask = 1;
+	H.mark_every = 1000;
+	H.nmarked[0] = 0;
+	h_round();
+	assert_int_equal(H.cc.conn.cuts_ecn, 1);
+	assert_true(H.cc.conn.cwnd == cw * ecn_cut(0.01, cw));
+	assert_true(H.cc.conn.cwnd <= cw * 0.6);
+	/* the same light marking under DCTCP's rule: a cut of alpha/2 */
+	xr_cc_cfg_default(&cfg);
+	cfg.ecn_dctcp = 1;
+	h_init(1, &cfg);
+	h_rounds(8);
+	H.cc.conn.alpha = 0.01;
+	H.cc.path[0].ctl.alpha = 0.01;
+	cw = xr_cc_conn_window(&H.cc);
+	H.mark_mask = 1;
+	H.mark_every = 1000;
+	H.nmarked[0] = 0;
+	h_round();
+	assert_int_equal(H.cc.conn.cuts_ecn, 1);
+	assert_true(H.cc.conn.cwnd > cw * 0.99);
+	/* a beta outside (0, 1) is refused */
+	xr_cc_cfg_default(&cfg);
+	cfg.ecn_beta = 1;
+	assert_int_equal(xr_cc_init(&H.cc, 1, &cfg, 0), -EINVAL);
 }
 
 /* alpha tracks the marked fraction: 1 in 10 marked -> alpha ~0.1 and, with
@@ -368,7 +399,7 @@ static void test_mark_one_path(void **state)
 	h_round();
 	assert_int_equal(H.cc.path[2].ctl.cuts_ecn, 1);
 	/* by (1 - alpha/2), down to no less than its share of the connection */
-	assert_true(H.cc.path[2].ctl.cwnd == pw * ecn_cut(pa, pw) ||
+	assert_true(H.cc.path[2].ctl.cwnd == pw * path_ecn_cut(pa, pw) ||
 		    H.cc.path[2].ctl.cwnd == xr_cc_conn_window(&H.cc) / 4);
 	assert_true(H.cc.path[2].ctl.cwnd < pw);
 	assert_int_equal(xr_cc_path_state(&H.cc, 2), XR_CC_CONGESTED);
