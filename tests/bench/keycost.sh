@@ -35,6 +35,7 @@ while [ $# -gt 0 ]; do
 	*) xr_die "unknown option $1" ;;
 	esac
 done
+[[ $REPEAT =~ ^[1-9][0-9]*$ ]] || xr_die "--repeat: a count >= 1"
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 PFX=$(xr_prefix)
 TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
@@ -53,7 +54,7 @@ server() {
 	nsenter --net="/var/run/netns/$B" "$XROCE" perf server -i eth0 "${opt[@]}" \
 		>"$TMP/server.log" 2>&1 &
 	SPID=$!
-	xr_wait_listen "$B" 4796 || xr_die "perf server did not listen"
+	xr_listening "$B" 4796 || xr_die "perf server (key $1) did not listen: $(cat "$TMP/server.log")"
 }
 stop_server() {
 	[ -n "$SPID" ] || return 0
@@ -73,6 +74,12 @@ client() {
 		xr_die "perf client (key $k, $*): $(cat "$TMP/client.log")"
 	tail -n 1 <<<"$out"
 }
+
+# The key is in force: a client without it is refused by the keyed server.
+server on
+if nsx "$A" "$XROCE" perf client -i eth0 "$BIP" -m lat -n 10 >/dev/null 2>&1; then
+	xr_die "a client without the key was served by the keyed server"
+fi
 
 RUNS="$TMP/runs"
 : >"$RUNS"
@@ -102,12 +109,18 @@ print(f"  goodput, {size} B WRITEs, {secs} s: key off {bw_off:.2f} Gbit/s, on {b
       f"  -> {bw_on / bw_off:.2f}x ({(1 - bw_on / bw_off) * 100:+.1f}% lost; target <= 10%)")
 print(f"  64 B round trip p50, {iters} iters: key off {lat_off:.1f} us, on {lat_on:.1f}"
       f"  -> {lat_on - lat_off:+.1f} us")
+pairs = sorted({r[0] for r in rows}, key=int)
+ratio = {p: float(next(r[2] for r in rows if r[0] == p and r[1] == 'on')) /
+         float(next(r[2] for r in rows if r[0] == p and r[1] == 'off')) for p in pairs}
+print("  goodput on/off per pair: " + ", ".join(f"{ratio[p]:.2f}" for p in pairs) +
+      f" (median {statistics.median(ratio.values()):.2f})")
 print("  runs (pair key goodput_gbps rtt_p50_us):")
 for r in rows:
     print("   ", " ".join(r))
 if out:
     json.dump({'size': size, 'goodput_gbps': {'off': bw_off, 'on': bw_on},
                'rtt_p50_us': {'off': lat_off, 'on': lat_on},
+               'pair_ratios': [ratio[p] for p in pairs],
                'runs': [{'pair': int(r[0]), 'key': r[1], 'goodput_gbps': float(r[2]),
                          'rtt_p50_us': float(r[3])} for r in rows]}, open(out, 'w'), indent=1)
 EOF

@@ -290,8 +290,9 @@ static void marks(const struct xr_cc_cfg *cfg)
 	assert_true(H.cc.path[0].ctl.cwnd > pw);
 }
 
-/* All packets marked: cut once per RTT, by 40% (the default rule) or by
- * a half while alpha is near 1 (DCTCP's, with cfg.ecn_dctcp). */
+/* All packets marked: cut once per RTT, by a half while alpha is near 1
+ * (the default rule, whose cut is at least 40%, or DCTCP's with
+ * cfg.ecn_dctcp). */
 static void test_marks(void **state)
 {
 	struct xr_cc_cfg cfg;
@@ -323,7 +324,23 @@ static void test_marks_classic(void **state)
 	assert_true(path_ecn_cut(0.01, 4) > 0.97);
 	/* a window that surely holds a mark: about a half */
 	assert_true(ecn_cut(0.01, 400) < 0.51);
-	/* through the controller: one marked packet in a round of ~100 */
+	/* through the controller, a small window lightly marked: one marked
+	 * packet in a round of a few dozen costs 40%, where the rule before
+	 * (classic_cut alone) cut by less than 20% */
+	h_rounds(1);
+	H.cc.conn.alpha = 0.01;
+	H.cc.path[0].ctl.alpha = 0.01;
+	cw = xr_cc_conn_window(&H.cc);
+	assert_true(cw >= 8 && cw <= 80);
+	assert_true(path_ecn_cut(0.01, cw) > 0.8);
+	H.mark_mask = 1;
+	H.mark_every = 1000;
+	H.nmarked[0] = 0;
+	h_round();
+	assert_int_equal(H.cc.conn.cuts_ecn, 1);
+	assert_true(fabs(H.cc.conn.cwnd - cw * 0.6) < 1e-9);
+	/* a large window lightly marked: the classic cut, nearly a half */
+	h_init(1, NULL);
 	h_rounds(8);
 	H.cc.conn.alpha = 0.01;
 	H.cc.path[0].ctl.alpha = 0.01;
@@ -334,7 +351,7 @@ static void test_marks_classic(void **state)
 	h_round();
 	assert_int_equal(H.cc.conn.cuts_ecn, 1);
 	assert_true(H.cc.conn.cwnd == cw * ecn_cut(0.01, cw));
-	assert_true(H.cc.conn.cwnd <= cw * 0.6);
+	assert_true(H.cc.conn.cwnd < cw * 0.6);
 	/* the same light marking under DCTCP's rule: a cut of alpha/2 */
 	xr_cc_cfg_default(&cfg);
 	cfg.ecn_dctcp = 1;
@@ -349,9 +366,12 @@ static void test_marks_classic(void **state)
 	h_round();
 	assert_int_equal(H.cc.conn.cuts_ecn, 1);
 	assert_true(H.cc.conn.cwnd > cw * 0.99);
-	/* a beta outside (0, 1) is refused */
+	/* a beta outside (0, 0.5] is refused (above a half, "up to a half"
+	 * would no longer hold) */
 	xr_cc_cfg_default(&cfg);
-	cfg.ecn_beta = 1;
+	cfg.ecn_beta = 0.6;
+	assert_int_equal(xr_cc_init(&H.cc, 1, &cfg, 0), -EINVAL);
+	cfg.ecn_beta = 0;
 	assert_int_equal(xr_cc_init(&H.cc, 1, &cfg, 0), -EINVAL);
 }
 

@@ -82,7 +82,7 @@ static bool cfg_valid(const struct xr_cc_cfg *c)
 	       c->path_max_cwnd >= c->path_init_cwnd &&
 	       c->path_max_cwnd <= XR_TXPATH_WIN && c->ai_pkts > 0 &&
 	       c->dctcp_g > 0 && c->dctcp_g <= 1 && c->ecn_beta > 0 &&
-	       c->ecn_beta < 1 && c->delay_beta >= 0 &&
+	       c->ecn_beta <= 0.5 && c->delay_beta >= 0 &&
 	       c->delay_beta <= 1 && c->loss_beta >= 0 && c->loss_beta < 1 &&
 	       c->cong_loss_beta >= 0 && c->cong_loss_beta < 1 &&
 	       (!c->compete_windows || c->drain_every_ns) &&

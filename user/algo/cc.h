@@ -72,10 +72,11 @@ struct xr_cc_cfg {
 	double ai_pkts;             /* additive increase per RTT */
 	double dctcp_g;             /* EWMA gain of the marked fraction */
 	uint32_t ecn_dctcp;         /* 1: cut alpha / 2 per marked RTT (DCTCP);
-				     * 0: ecn_beta per marked RTT, as a classic
+				     * 0: at least ecn_beta per marked RTT, as a classic
 				     * (RFC 3168) flow cuts (docs/PROTOCOL.md
 				     * 13.1) */
-	double ecn_beta;            /* cut per marked RTT (ecn_dctcp 0) */
+	double ecn_beta;            /* least cut per marked RTT (ecn_dctcp 0),
+				     * 0 < ecn_beta <= 0.5 */
 	uint32_t compete_windows;   /* standing-queue windows -> compete mode;
 				     * 0 = never */
 	double delay_beta;          /* delay cut: 1 - beta * (rtt - target) / rtt */

@@ -33,11 +33,23 @@ class Layout(unittest.TestCase):
         self.assertEqual(off + struct.calcsize('!' + fmt), size)
         self.assertIn('sizeof(struct %s) == %d' % (struct_name, size), WIRE)
 
+    def check_first_bytes(self, struct_name, fields):
+        """wire.h asserts no offsets for bytes 0..3: they are the struct's
+        first four members, each a __u8, in this order."""
+        body = re.search(r'struct %s \{(.*?)\}' % struct_name, WIRE, re.S).group(1)
+        members = re.findall(r'(__u8|__be16|__be32|__be64|union)\s*(\w*)', body)[:4]
+        self.assertEqual([t for t, _ in members], ['__u8'] * 4)
+        mine = {off: (name, fmt) for name, fmt, off in fields}
+        for i, (_, name) in enumerate(members):
+            self.assertEqual(mine[i], (name, 'B'), name)
+
     def test_data(self):
         self.check('xr_data_hdr', xrdata.DATA_FIELDS, xrdata.DATA_SIZE)
+        self.check_first_bytes('xr_data_hdr', xrdata.DATA_FIELDS)
 
     def test_ack(self):
         self.check('xr_ack_hdr', xrdata.ACK_FIELDS, xrdata.ACK_SIZE)
+        self.check_first_bytes('xr_ack_hdr', xrdata.ACK_FIELDS)
         self.assertEqual(xrdata.SACK_WORDS * 8, 32)
         self.assertEqual(Header(WIRE).const('XR_SACK_WORDS'), xrdata.SACK_WORDS)
 
