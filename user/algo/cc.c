@@ -20,7 +20,7 @@
 #define NO_RTT UINT64_MAX
 #define DEFAULT_WIN_NS (100 * US) /* observation window before any RTT */
 #define MAX_COUNTER_STEP 65536    /* larger receiver-counter jumps: resync */
-#define OWN_CONGESTION_MARGIN 0.05 /* path alpha > 2 conn alpha + this: the
+#define OWN_CONGESTION_MARGIN 0.05 /* path alpha > 2 x the other paths' + this: the
 				    * path's own route is congested */
 /* Congestion loss (docs/PROTOCOL.md 13.1): the mid RTT follows the windows'
  * minimum over ~64 observation windows, slower than a loss-based flow's
@@ -225,12 +225,29 @@ static uint32_t n_in_service(const struct xr_cc *cc)
  * floor is its share of the connection window, so path windows never bind,
  * together, below the connection window, and a connection competes as one
  * DCTCP flow whatever its number of paths (not as two controllers cutting
- * one flow at different moments).  A path marked much more than its
- * connection has a congested route of its own: it may go down to the
- * minimum, and its state steers new packets around it. */
+ * one flow at different moments).  A path marked much more than the
+ * other paths in service has a congested route of its own: it may go down
+ * to the minimum, and its state steers new packets around it. */
 static bool own_congestion(const struct xr_cc *cc, const struct xr_cc_path *p)
 {
-	return p->ctl.alpha > 2 * cc->conn.alpha + OWN_CONGESTION_MARGIN;
+	double sum = 0;
+	uint32_t i, n = 0;
+
+	/* Against the other paths in service, not the connection: the
+	 * connection's marked fraction includes this path's own packets, so
+	 * with half the paths marked on every packet it is a half, and a
+	 * marked path (alpha 1) never stood out from it; then the connection
+	 * window, cut on every RTT, bound before the path windows did and
+	 * kept half the traffic on the marked paths. */
+	for (i = 0; i < cc->npaths; i++) {
+		const struct xr_cc_path *o = &cc->path[i];
+
+		if (o != p && in_service(o)) {
+			sum += o->ctl.alpha;
+			n++;
+		}
+	}
+	return n && p->ctl.alpha > 2 * sum / n + OWN_CONGESTION_MARGIN;
 }
 
 static double floor_of(const struct xr_cc *cc, const struct xr_cc_path *p,
@@ -393,7 +410,7 @@ static double ecn_factor(const struct xr_cc *cc, double alpha, double w)
 /* Cut factor of a path's own window for a marked RTT: the classic cut
  * alone (DCTCP's with ecn_dctcp).  The path windows only spread the
  * connection window over the paths (each has its share as a floor unless
- * it is marked far more than the connection): a path always marked is
+ * it is marked far more than the other paths): a path always marked is
  * halved every RTT, which drives its share down until its alpha stands out
  * and steering takes it off (test_multipath, ecn), while a lightly marked
  * one keeps nearly its share. */
@@ -821,15 +838,19 @@ static void ack_decrease(struct xr_cc *cc, struct xr_cc_path *p, bool marked,
 	if (marked) {
 		p->marks++;
 		congested(cc, p, now);
-		/* A path marked far more than its connection has a congested
-		 * route of its own: the connection is trimmed by the share of
-		 * its packets so marked (DCTCP), and the path's window and
-		 * state steer traffic off it.  A bottleneck every path
-		 * crosses costs the connection what it costs a classic flow. */
-		f = own_congestion(cc, p) ? 1 - c->alpha / 2 :
-		    ecn_factor(cc, c->alpha, xr_cc_conn_window(cc));
-		ctl_cut(c, xr_cc_conn_window(cc), f, cfg->conn_min_cwnd,
-			cc->srtt_ns, now, &c->cuts_ecn);
+		/* A path marked far more than the other paths has a congested
+		 * route of its own: its window and state steer traffic off
+		 * it, and the connection is not cut.  (Cutting it by the share
+		 * of its packets so marked, as DCTCP would, kept the window
+		 * so small that every path had room for its one packet: half
+		 * the paths marked kept half the traffic, and the cuts went
+		 * on.)  A bottleneck every path crosses costs the connection
+		 * what it costs a classic flow. */
+		if (!own_congestion(cc, p)) {
+			f = ecn_factor(cc, c->alpha, xr_cc_conn_window(cc));
+			ctl_cut(c, xr_cc_conn_window(cc), f, cfg->conn_min_cwnd,
+				cc->srtt_ns, now, &c->cuts_ecn);
+		}
 		ctl_cut(k, k->cwnd, path_ecn_factor(cc, k->alpha, k->cwnd),
 			path_floor(cc, p), p->srtt_ns, now, &k->cuts_ecn);
 	}
