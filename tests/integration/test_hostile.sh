@@ -81,6 +81,17 @@ ctrl() {
 		'sum((d["ctrl_cookies"] if a[0] == "cookies" else d["ctrl_dropped"][a[0]]) for d in j["domains"])' "$2"
 }
 
+# on_path CMD ARGS...: attack.py CMD in the switch (the on-path position),
+# its JSON line to $TMP/atk.json; returns once it watches, its pid in APID
+on_path() {
+	local i
+	rm -f "$TMP/ready"
+	nsx "$SW" python3 "$ATK" "$@" --ready "$TMP/ready" >"$TMP/atk.json" &
+	APID=$!
+	for ((i = 0; i < 100; i++)); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
+	[ -e "$TMP/ready" ] || fail "the attacker did not start: $*"
+}
+
 # check_ctrl WHAT REASON N: B's listener, once ended, reported N control
 # messages dropped for REASON (malformed unauthenticated spoofed refused)
 # or N cookies sent, in its closing line (-v)
@@ -194,17 +205,13 @@ echo "== 4: on path, A's data dropped and a CLOSE claiming delivery sent to A"
 "$XRFABRIC" set --netns "$SW" --port h0 blackhole=dport:4793 >/dev/null
 # forged_close AS WANT_REASON [OPTS...]: the attack; sets SENDERR
 forged_close() {
-	local as=$1 reason=$2 spid apid rc=0 i
+	local as=$1 reason=$2 spid rc=0
 	shift 2
 	listen "$@"
-	rm -f "$TMP/ready"
-	nsx "$SW" python3 "$ATK" close h0 --as "$as" --ready "$TMP/ready" >"$TMP/atk.json" &
-	apid=$!
-	for ((i = 0; i < 100; i++)); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
-	[ -e "$TMP/ready" ] || fail "the attacker did not start"
+	on_path close h0 --as "$as"
 	nsx "$A" timeout 30 "$XROCE" send -i eth0 "$BIP" -n 16k -t 3000 "$@" >"$TMP/send.out" 2>&1 &
 	spid=$!
-	wait "$apid" || fail "the attacker failed"
+	wait "$APID" || fail "the attacker failed"
 	check_has "attacker saw the handshake and sent its CLOSE ($as)" "$(cat "$TMP/atk.json")" '"seen": true'
 	sleep 0.3
 	if [ "$reason" != - ]; then
@@ -242,16 +249,12 @@ echo "== 5b: on path, answers to A's CONNECT from elsewhere than B's listener"
 # Nobody listens in B, so only the attacker answers (no race with B's).
 # forged_answer OP AS WANT_REASON [OPTS...]: the attack; sets SENDERR
 forged_answer() {
-	local op=$1 as=$2 reason=$3 spid apid rc=0 i
+	local op=$1 as=$2 reason=$3 spid rc=0
 	shift 3
-	rm -f "$TMP/ready"
-	nsx "$SW" python3 "$ATK" answer h0 --op "$op" --as "$as" --ready "$TMP/ready" >"$TMP/atk.json" &
-	apid=$!
-	for ((i = 0; i < 100; i++)); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
-	[ -e "$TMP/ready" ] || fail "the attacker did not start"
+	on_path answer h0 --op "$op" --as "$as"
 	nsx "$A" timeout 30 "$XROCE" send -i eth0 "$BIP" -n 16k -t 3000 "$@" >"$TMP/send.out" 2>&1 &
 	spid=$!
-	wait "$apid" || fail "the attacker failed"
+	wait "$APID" || fail "the attacker failed"
 	check_has "attacker saw the CONNECT and sent its ${op^^} ($as)" "$(cat "$TMP/atk.json")" '"seen": true'
 	sleep 0.3
 	if [ "$reason" != - ]; then
@@ -279,13 +282,9 @@ check_has "key, ACCEPT spoofed as B: refused, A's connect ran to its timeout" "$
 # A drops the forged one (its signature is checked before anything else)
 # and takes B's.
 listen --key "$TMP/key"
-rm -f "$TMP/ready"
-nsx "$SW" python3 "$ATK" answer h0 --op reject --as listener --ready "$TMP/ready" >"$TMP/atk.json" &
-apid=$!
-for ((i = 0; i < 100; i++)); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
-[ -e "$TMP/ready" ] || fail "the attacker did not start"
+on_path answer h0 --op reject --as listener
 served --key "$TMP/key" -v
-wait "$apid" || fail "the attacker failed"
+wait "$APID" || fail "the attacker failed"
 check_has "key, B listening: the attacker answered A's CONNECT" "$(cat "$TMP/atk.json")" '"seen": true'
 check_has "key, B listening: A dropped the forged REJECT as unauthenticated and was served" \
 	"$(grep 'closing device' "$TMP/send.out")" ' [1-9][0-9]* unauthenticated'
@@ -297,13 +296,9 @@ echo "== 6: on path, A's data dropped beyond the switch, forged ACKs claim it ar
 # forged_acks [OPTS...]: the attack; sets SENDERR, FORGED, MAC (A's drop_mac
 # over the run) and ACKS (A's rx_ack over the run)
 forged_acks() {
-	local spid apid rc=0 i m0 a0 o0
+	local spid rc=0 m0 a0 o0
 	listen "$@"
-	rm -f "$TMP/ready"
-	nsx "$SW" python3 "$ATK" acks h0 --secs 4 --wait 20 --ready "$TMP/ready" >"$TMP/atk.json" &
-	apid=$!
-	for ((i = 0; i < 100; i++)); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
-	[ -e "$TMP/ready" ] || fail "the attacker did not start"
+	on_path acks h0 --secs 4 --wait 20
 	m0=$(xr_counter "$A" drop_mac)
 	a0=$(xr_counter "$A" rx_ack)
 	o0=$(other_drops)
@@ -313,7 +308,7 @@ forged_acks() {
 	nsx "$A" timeout 30 "$XROCE" send -i eth0 "$BIP" -n 16k -t 6000 "$@" >"$TMP/send.out" 2>&1 &
 	spid=$!
 	wait "$spid" || rc=$?
-	wait "$apid" || fail "the attacker failed"
+	wait "$APID" || fail "the attacker failed"
 	check_has "attacker saw the CONNECT and A's data" "$(cat "$TMP/atk.json")" '"seen": true'
 	FORGED=$(xr_json 'j["forged"]' <"$TMP/atk.json")
 	[ "$FORGED" -ge 1 ] || fail "the attacker forged no ACK: $(cat "$TMP/atk.json")"

@@ -304,6 +304,24 @@ static void test_marks(void **state)
 	marks(&cfg);
 }
 
+/* One round with alpha 0.01 on the connection and its only path and one
+ * packet in a thousand marked: the connection window before it (the
+ * round must cut it once). */
+static double light_mark_round(void)
+{
+	double cw;
+
+	H.cc.conn.alpha = 0.01;
+	H.cc.path[0].ctl.alpha = 0.01;
+	cw = xr_cc_conn_window(&H.cc);
+	H.mark_mask = 1;
+	H.mark_every = 1000;
+	H.nmarked[0] = 0;
+	h_round();
+	assert_int_equal(H.cc.conn.cuts_ecn, 1);
+	return cw;
+}
+
 /* A marked RTT costs the connection at least ecn_beta (40%) of its window
  * however lightly it was marked, as it costs a classic (RFC 3168) flow: the
  * cut comes only in RTTs that carry a mark, as often as a classic flow of
@@ -328,28 +346,14 @@ static void test_marks_classic(void **state)
 	 * packet in a round of a few dozen costs 40%, where the rule before
 	 * (classic_cut alone) cut by less than 20% */
 	h_rounds(1);
-	H.cc.conn.alpha = 0.01;
-	H.cc.path[0].ctl.alpha = 0.01;
-	cw = xr_cc_conn_window(&H.cc);
+	cw = light_mark_round();
 	assert_true(cw >= 8 && cw <= 80);
 	assert_true(path_ecn_cut(0.01, cw) > 0.8);
-	H.mark_mask = 1;
-	H.mark_every = 1000;
-	H.nmarked[0] = 0;
-	h_round();
-	assert_int_equal(H.cc.conn.cuts_ecn, 1);
 	assert_true(fabs(H.cc.conn.cwnd - cw * 0.6) < 1e-9);
 	/* a large window lightly marked: the classic cut, nearly a half */
 	h_init(1, NULL);
 	h_rounds(8);
-	H.cc.conn.alpha = 0.01;
-	H.cc.path[0].ctl.alpha = 0.01;
-	cw = xr_cc_conn_window(&H.cc);
-	H.mark_mask = 1;
-	H.mark_every = 1000;
-	H.nmarked[0] = 0;
-	h_round();
-	assert_int_equal(H.cc.conn.cuts_ecn, 1);
+	cw = light_mark_round();
 	assert_true(H.cc.conn.cwnd == cw * ecn_cut(0.01, cw));
 	assert_true(H.cc.conn.cwnd < cw * 0.6);
 	/* the same light marking under DCTCP's rule: a cut of alpha/2 */
@@ -357,14 +361,7 @@ static void test_marks_classic(void **state)
 	cfg.ecn_dctcp = 1;
 	h_init(1, &cfg);
 	h_rounds(8);
-	H.cc.conn.alpha = 0.01;
-	H.cc.path[0].ctl.alpha = 0.01;
-	cw = xr_cc_conn_window(&H.cc);
-	H.mark_mask = 1;
-	H.mark_every = 1000;
-	H.nmarked[0] = 0;
-	h_round();
-	assert_int_equal(H.cc.conn.cuts_ecn, 1);
+	cw = light_mark_round();
 	assert_true(H.cc.conn.cwnd > cw * 0.99);
 	/* a beta outside (0, 0.5] is refused (above a half, "up to a half"
 	 * would no longer hold) */

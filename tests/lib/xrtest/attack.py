@@ -98,11 +98,13 @@ def cmd_flood(a):
     return out
 
 
-def cmd_connect(a):
-    s, me = _sock(a.dst)
-    key = xrctrl.read_key(a.key) if a.key else None
+def _handshake(s, me, wait, key=None):
+    """The whole handshake on connected socket s (our address me), the
+    cookie echoed, signed with key if given: the answers counted by op,
+    our CONNECT's fields, and the ACCEPT's or REJECT's (empty if none)."""
     first = xrctrl.connect(me)
     m0 = xrctrl.unpack(first)
+    last = {}
 
     def send(msg):
         s.send(xrctrl.sign(key, msg) if key else msg)
@@ -112,10 +114,30 @@ def cmd_connect(a):
             send(xrctrl.connect(me, cookie=m['cookie'], nonce=m0['nonce'],
                                 conn=m0['src_conn']))
             return False
-        return m['op'] in (xrctrl.ACCEPT, xrctrl.REJECT)
+        if m['op'] in (xrctrl.ACCEPT, xrctrl.REJECT):
+            last.update(m)
+            return True
+        return False
 
     send(first)
-    return _answers(s, time.monotonic() + a.wait, on_msg)
+    return _answers(s, time.monotonic() + wait, on_msg), m0, last
+
+
+def _send_as(as_, listener, to, msg):
+    """Send msg to `to` (addr, port) from our own address, or spoofed as
+    the listener (addr, port) when as_ is 'listener'."""
+    if as_ == 'listener':
+        rawnet.send_spoofed(listener[0], listener[1], to[0], to[1], msg)
+    else:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.sendto(msg, to)
+        s.close()
+
+
+def cmd_connect(a):
+    s, me = _sock(a.dst)
+    key = xrctrl.read_key(a.key) if a.key else None
+    return _handshake(s, me, a.wait, key)[0]
 
 
 def cmd_ackflood(a):
@@ -125,20 +147,7 @@ def cmd_ackflood(a):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.connect((a.dst, a.port))
     me = s.getsockname()[0]
-    first = xrctrl.connect(me)
-    m0 = xrctrl.unpack(first)
-    got = {}
-
-    def on_msg(m):
-        if m['op'] == xrctrl.COOKIE and m['nonce'] == m0['nonce']:
-            s.send(xrctrl.connect(me, cookie=m['cookie'], nonce=m0['nonce'],
-                                  conn=m0['src_conn']))
-            return False
-        got.update(m)
-        return m['op'] in (xrctrl.ACCEPT, xrctrl.REJECT)
-
-    s.send(first)
-    seen = _answers(s, time.monotonic() + a.wait, on_msg)
+    seen, m0, got = _handshake(s, me, a.wait)
     if got.get('op') != xrctrl.ACCEPT:
         return {'accepted': False, 'answers': seen}
     # From the data port our CONNECT announced, to a source port of the
@@ -204,12 +213,7 @@ def cmd_close(a):
     close = xrctrl.pack(op=xrctrl.CLOSE, dst_conn=req['src_conn'], token=req['rx_token'],
                         init_csn=(req['init_csn'] + 100000) & 0xffffffff)
     for _ in range(3):
-        if a.as_ == 'listener':
-            rawnet.send_spoofed(st['lis'][0], st['lis'][1], rsrc, rport, close)
-        else:
-            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            s.sendto(close, (rsrc, rport))
-            s.close()
+        _send_as(a.as_, st['lis'], (rsrc, rport), close)
         time.sleep(0.1)
     return {'seen': True, 'conn': req['src_conn'], 'to': '%s:%d' % (rsrc, rport),
             'as': a.as_}
@@ -237,12 +241,7 @@ def cmd_answer(a):
                       sport_n=64, nplanes=1, family=4, npaths=8,
                       addr=xrctrl.mapped(dst) + b'\0' * 48)
     for _ in range(3):
-        if a.as_ == 'listener':
-            rawnet.send_spoofed(dst, dport, src, sport, msg)
-        else:
-            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            s.sendto(msg, (src, sport))
-            s.close()
+        _send_as(a.as_, (dst, dport), (src, sport), msg)
         time.sleep(0.05)
     return {'seen': True, 'op': a.op, 'as': a.as_, 'to': '%s:%d' % (src, sport)}
 
