@@ -800,9 +800,13 @@ XR_INLINE void xr_evt_ack(struct xr_evt *e, const struct xr_ack_hdr *a,
 	e->ack.ack_psn = bpf_ntohl(a->ack_psn);
 	e->ack.ts_echo = bpf_ntohl(a->ts_echo);
 	e->ack.rate_hint = bpf_ntohl(a->rate_hint);
+	/* Without XR_AF_SACK the words are read as zero, whatever they
+	 * hold: a keyed ACK's MAC left them out (e is zeroed). */
+	if (a->flags & XR_AF_SACK) {
 #pragma clang loop unroll(full)
-	for (i = 0; i < XR_SACK_WORDS; i++)
-		e->ack.sack[i] = bpf_be64_to_cpu(a->sack[i]);
+		for (i = 0; i < XR_SACK_WORDS; i++)
+			e->ack.sack[i] = bpf_be64_to_cpu(a->sack[i]);
+	}
 	e->ack.ce_pkts = bpf_ntohl(a->ce_pkts);
 	e->ack.rx_pkts = bpf_ntohl(a->rx_pkts);
 	e->ack.csn_cum = bpf_ntohl(a->csn_cum);

@@ -106,7 +106,10 @@ local F = {
 	a_ece = ProtoField.bool("xroce.ack.flags.ece", "CE echo", 8, nil, 0x01),
 	a_dup = ProtoField.bool("xroce.ack.flags.dup", "Duplicate", 8, nil, 0x02),
 	a_oow = ProtoField.bool("xroce.ack.flags.oow", "Outside window", 8, nil, 0x04),
-	a_frsvd = ProtoField.uint8("xroce.ack.flags.rsvd", "Reserved flags", base.HEX, nil, 0xf8),
+	a_epoch = ProtoField.bool("xroce.ack.flags.epoch", "Key epoch parity (keyed)", 8, nil, 0x08),
+	a_knext = ProtoField.bool("xroce.ack.flags.knext", "Next epoch's keys held (keyed)", 8, nil, 0x10),
+	a_sack = ProtoField.bool("xroce.ack.flags.sack", "SACK bits present", 8, nil, 0x20),
+	a_frsvd = ProtoField.uint8("xroce.ack.flags.rsvd", "Reserved flags", base.HEX, nil, 0xc0),
 	reason = ProtoField.uint8("xroce.ack.reason", "NAK reason", base.DEC, NAK_NAMES),
 	cack = ProtoField.uint32("xroce.ack.cack", "Cumulative ACK (next PSN expected)", base.DEC),
 	ack_psn = ProtoField.uint32("xroce.ack.ack_psn", "Acknowledged PSN", base.DEC),
@@ -261,7 +264,8 @@ local function flag_names(v, names)
 end
 
 local DATA_FLAGS = { { 1, "AR" }, { 2, "RETX" }, { 4, "LAST" }, { 8, "DUP" } }
-local ACK_FLAGS = { { 1, "ECE" }, { 2, "DUP" }, { 4, "OOW" } }
+local ACK_FLAGS = { { 1, "ECE" }, { 2, "DUP" }, { 4, "OOW" }, { 8, "EPOCH" },
+	{ 16, "KNEXT" }, { 32, "SACK" } }
 
 -- "1003,1005-1009": runs of consecutive PSNs as ranges; at most max_runs.
 local function psn_runs(psns, max_runs)
@@ -342,7 +346,7 @@ end
 
 -- ACK / NAK --------------------------------------------------------------
 local ACK_LAYOUT = {
-	{ F.a_flags, 1, 1, { F.a_ece, F.a_dup, F.a_oow, F.a_frsvd } },
+	{ F.a_flags, 1, 1, { F.a_ece, F.a_dup, F.a_oow, F.a_epoch, F.a_knext, F.a_sack, F.a_frsvd } },
 	{ F.reason, 2, 1 }, { F.path, 3, 1 }, { F.dst_conn, 4, 4 },
 	{ F.token, 8, 8 }, { F.cack, 16, 4 }, { F.ack_psn, 20, 4 },
 	{ F.ts_echo, 24, 4 }, { F.rate_hint, 28, 4 },
@@ -400,8 +404,14 @@ local function dissect_ack(tvb, pinfo, tree, t)
 	local flags, reason = tvb(1, 1):uint(), tvb(2, 1):uint()
 	local path, conn, cack = tvb(3, 1):uint(), tvb(4, 4):uint(), tvb(16, 4):uint()
 	local nak_csn, hint = tvb(76, 4):uint(), tvb(28, 4):uint()
-	if flags >= 8 then
-		tree:add_proto_expert_info(E.rsvd, string.format("reserved flag bits 0x%02x", flags - flags % 8))
+	if flags >= 64 then
+		tree:add_proto_expert_info(E.rsvd, string.format("reserved flag bits 0x%02x", flags - flags % 64))
+	end
+	-- Without the SACK flag (0x20) the receiver of this answer reads the
+	-- words as zero (a keyed MAC does not cover them).
+	if flags % 64 < 32 and #psns > 0 then
+		tree:add_proto_expert_info(E.value, "SACK bits without the SACK flag: read as zero")
+		psns = {}
 	end
 	if flags % 2 == 1 then
 		tree:add_proto_expert_info(E.ece, "the acknowledged packet was CE marked")
@@ -600,7 +610,7 @@ local function looks_like_xroce(tvb)
 	if math.floor(vt / 16) ~= XR_VERSION then return false end
 	local t, flags, b2 = vt % 16, tvb(1, 1):uint(), tvb(2, 1):uint()
 	if t == T_ACK or t == T_NAK then
-		if rlen ~= ACK_LEN or flags >= 8 then return false end
+		if rlen ~= ACK_LEN or flags >= 64 then return false end
 		if t == T_ACK then return b2 == 0 end
 		return b2 >= 1 and b2 <= 6
 	elseif t == T_PROBE or t == T_PROBE_REPLY then

@@ -83,6 +83,8 @@ XR_INLINE int xr_ack_build(struct xdp_md *ctx, int v6,
 	if (!a)
 		return -1;
 	a->ver_type = XR_VER_TYPE(reason ? XR_T_NAK : XR_T_ACK);
+	if (xr_ack_gap(ai))
+		flags |= XR_AF_SACK; /* else the sender reads no SACK bits */
 	a->flags = flags;
 	a->reason = reason;
 	a->path = pk->path;

@@ -119,23 +119,40 @@ static inline __u64 xr_siphash24(__u64 k0, __u64 k1, const void *p, __u64 len)
 
 /* The MAC of a packet header of hdr_len bytes (a multiple of 8, at least
  * 16) at h: SipHash-2-4 of the header with its bytes 8..15, where the MAC
- * itself travels, left out; that is, of bytes 0..7 followed by bytes
- * 16..hdr_len-1.  With a constant hdr_len the loop unrolls into loads at
- * constant offsets, which is what the verifier needs on packet memory. */
-XR_INLINE __u64 xr_mac_hdr(__u64 k0, __u64 k1, const void *h, __u32 hdr_len)
+ * itself travels, left out, and also bytes gap_lo..gap_hi-1 when gap is
+ * set (both multiples of 8, at least 16; a header's part that says it
+ * carries nothing, so that the MAC need not spend two rounds per word on
+ * it: an ACK without SACK bits, wire.h).  That is, of bytes 0..7 followed
+ * by bytes 16..hdr_len-1 less the gap.  With constant sizes the loop
+ * unrolls into loads at constant offsets, which is what the verifier needs
+ * on packet memory; gap itself may vary (one branch per skipped word). */
+XR_INLINE __u64 xr_mac_hdr_gap(__u64 k0, __u64 k1, const void *h,
+			       __u32 hdr_len, __u32 gap_lo, __u32 gap_hi,
+			       int gap)
 {
 	const __u8 *b = (const __u8 *)h;
+	__u32 i, len = hdr_len - 8;
 	struct xr_sip s;
-	__u32 i;
 
 	xr_sip_init(&s, k0, k1);
 	xr_sip_block(&s, xr_le64_load(b));
 #ifdef __clang__
 #pragma clang loop unroll(full)
 #endif
-	for (i = 16; i < hdr_len; i += 8)
+	for (i = 16; i < hdr_len; i += 8) {
+		if (gap && i >= gap_lo && i < gap_hi)
+			continue;
 		xr_sip_block(&s, xr_le64_load(b + i));
-	return xr_sip_final(&s, (__u64)(hdr_len - 8) << 56);
+	}
+	if (gap)
+		len -= gap_hi - gap_lo;
+	return xr_sip_final(&s, (__u64)len << 56);
+}
+
+/* The MAC of a whole header (no gap), as above. */
+XR_INLINE __u64 xr_mac_hdr(__u64 k0, __u64 k1, const void *h, __u32 hdr_len)
+{
+	return xr_mac_hdr_gap(k0, k1, h, hdr_len, 0, 0, 0);
 }
 
 #endif /* XR_CONTRACT_SIPHASH_H */

@@ -238,6 +238,7 @@ struct dpkt {
 	uint32_t epoch;            /* key epoch to sign under */
 	const uint8_t *ck;         /* connection key (default conn_key) */
 	int unsigned_token;        /* carry a token, no MAC */
+	uint32_t base_lag;         /* psn_base this far below psn */
 };
 
 static void data_hdr(const struct dpkt *p, struct xr_data_hdr *h)
@@ -248,7 +249,7 @@ static void data_hdr(const struct dpkt *p, struct xr_data_hdr *h)
 	h->opcode = p->opcode ? p->opcode : XR_OP_WRITE;
 	h->dst_conn = htonl(CONN);
 	h->psn = htonl(p->psn);
-	h->psn_base = htonl(p->psn);
+	h->psn_base = htonl(p->psn - p->base_lag);
 	h->csn = htonl(p->csn);
 	h->ts = htonl(0x12345678);
 	h->raddr = htobe64(p->raddr);
@@ -259,13 +260,23 @@ static void data_hdr(const struct dpkt *p, struct xr_data_hdr *h)
 	h->imm = htonl(p->imm);
 }
 
+/* The MAC of header h (len bytes) under k as wire.h states it: an ACK
+ * or NAK (80 bytes) without XR_AF_SACK leaves its sack words out. */
+static __u64 mac_of(const __u64 *k, const void *h, uint32_t len)
+{
+	int gap = len == sizeof(struct xr_ack_hdr) &&
+		  !(((const uint8_t *)h)[1] & XR_AF_SACK);
+
+	return xr_mac_hdr_gap(k[0], k[1], h, len, 32, 64, gap);
+}
+
 static void sign(void *h, uint32_t len, const uint8_t *ck, uint32_t epoch,
 		 int owner, int kind)
 {
 	__u64 k[2];
 
 	xr_auth_mac_key(ck, epoch, owner, kind, k);
-	xr_le64_store((uint8_t *)h + 8, xr_mac_hdr(k[0], k[1], h, len));
+	xr_le64_store((uint8_t *)h + 8, mac_of(k, h, len));
 }
 
 /* A DATA frame of the peer's stream (a WRITE into the region by default):
@@ -433,7 +444,10 @@ static void check_ack(const uint8_t *f, uint32_t n, uint32_t epoch, int knext)
 	memcpy(&a, f + v.body, sizeof(a));
 	assert_true(fr_udp_csum_ok(f, &v));
 	key(conn_key, epoch, 0, 1, k);
-	assert_true(xr_mac_hdr(k[0], k[1], &a, sizeof(a)) == xr_le64_load(a.mac));
+	assert_true(mac_of(k, &a, sizeof(a)) == xr_le64_load(a.mac));
+	/* The flag is there exactly when there are SACK bits. */
+	assert_int_equal(!!(a.flags & XR_AF_SACK),
+			 (a.sack[0] | a.sack[1] | a.sack[2] | a.sack[3]) != 0);
 	assert_int_equal(!!(a.flags & XR_AF_EPOCH), epoch & 1);
 	assert_int_equal(!!(a.flags & XR_AF_KNEXT), knext);
 	assert_int_equal(ntohl(a.dst_conn), PEER);
@@ -712,6 +726,71 @@ static void test_kinds(void **state)
 	assert_int_equal(moved(XR_STAT_DROP_MAC), 1);
 }
 
+/* ACK (in, n bytes) with byte i of its header xored with x and the UDP
+ * checksum fixed, fed to the sender's end: its verdict's counter moved. */
+static void ack_fed(const uint8_t *in, size_t n, size_t i, uint8_t x,
+		    uint32_t stat)
+{
+	uint8_t g[FR_MAX], back[FR_MAX];
+
+	memcpy(g, in, n);
+	g[FR_ETH + FR_IP4 + FR_UDP + i] ^= x;
+	fr_udp_fix(g, 0, FR_ETH + FR_IP4);
+	mark();
+	assert_int_equal(run(g, n, back, NULL), XDP_DROP);
+	assert_int_equal(moved(stat), 1);
+}
+
+/* An in-order ACK has no XR_AF_SACK and its MAC leaves the (zero) sack
+ * words out: whatever they are made to hold is read as zero and the MAC
+ * still holds; setting the flag, or a MAC over the whole header, fails.
+ * An ACK with SACK bits carries the flag and its MAC covers them. */
+static void test_ack_sack_gap(void **state)
+{
+	uint8_t out[FR_MAX], back[FR_MAX];
+	const size_t sack = offsetof(struct xr_ack_hdr, sack);
+	struct xr_ack_hdr a;
+	struct dpkt p;
+	uint32_t n;
+	__u64 k[2];
+	size_t i;
+
+	(void)state;
+	world_reset();
+	p = write_pkt(0, 64);
+	n = accepted(&p, out);
+	check_ack(out, n, 0, 1);
+	memcpy(&a, out + FR_ETH + FR_IP4 + FR_UDP, sizeof(a));
+	assert_false(a.flags & XR_AF_SACK);
+	for (i = sack; i < sack + sizeof(a.sack); i += 7) {
+		ack_fed(out, n, i, 0x41, XR_STAT_RX_ACK);
+		drain();
+		assert_int_equal(W.nev, 1);
+		assert_true(W.ev[0].ack.sack[0] == 0 && W.ev[0].ack.sack[1] == 0 &&
+			    W.ev[0].ack.sack[2] == 0 && W.ev[0].ack.sack[3] == 0);
+	}
+	ack_fed(out, n, 1, XR_AF_SACK, XR_STAT_DROP_MAC);
+	key(conn_key, 0, 0, 1, k);
+	xr_le64_store(a.mac, xr_mac_hdr(k[0], k[1], &a, sizeof(a)));
+	memcpy(back, out, n);
+	memcpy(back + FR_ETH + FR_IP4 + FR_UDP, &a, sizeof(a));
+	ack_fed(back, n, 0, 0, XR_STAT_DROP_MAC);
+	/* A PSN skipped: the next packet's ACK has a SACK bit, the flag, and
+	 * a MAC that covers every sack byte. */
+	W.psn++;
+	p = write_pkt(64, 64);
+	p.base_lag = 1;
+	n = accepted(&p, out);
+	check_ack(out, n, 0, 1);
+	memcpy(&a, out + FR_ETH + FR_IP4 + FR_UDP, sizeof(a));
+	assert_true(a.flags & XR_AF_SACK);
+	ack_fed(out, n, 0, 0, XR_STAT_RX_ACK);
+	drain();
+	assert_true(W.ev[0].ack.sack[0] == be64toh(a.sack[0]));
+	for (i = sack; i < sack + sizeof(a.sack); i++)
+		ack_fed(out, n, i, 0x10, XR_STAT_DROP_MAC);
+}
+
 /* Fair shares: ACKs on one connection stop at its share; data of another
  * connection of the same domain still gets in; what the library consumed
  * makes room again; data over its own share is refused unanswered. */
@@ -931,6 +1010,72 @@ static double cost_siphash(int n)
 	return ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / n;
 }
 
+/* Mean XDP time (ns) of ACK frame f (len bytes) at the sender's end,
+ * one test run at a time (the ring drained as it goes). */
+static double cost_ack_frame(const uint8_t *f, size_t len, int n)
+{
+	static uint8_t out[FR_MAX];
+	uint64_t total = 0;
+	int i;
+
+	drain();
+	for (i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f,
+			    .data_size_in = (uint32_t)len, .data_out = out,
+			    .data_size_out = FR_MAX, .repeat = 1);
+
+		assert_int_equal(bpf_prog_test_run_opts(W.prog, &o), 0);
+		assert_int_equal(o.retval, XDP_DROP);
+		total += o.duration;
+		if ((i & 255) == 255)
+			drain();
+	}
+	drain();
+	return (double)total / n;
+}
+
+/* The sender's check of one ACK: unkeyed, keyed without SACK bits (the
+ * MAC leaves the sack words out), keyed with them (all 80 bytes). */
+static void cost_ack(int n, double best[3])
+{
+	uint8_t plain[FR_MAX], gap[FR_MAX], full[FR_MAX];
+	const size_t hdr = FR_ETH + FR_IP4 + FR_UDP;
+	struct xr_conn c;
+	struct dpkt p;
+	uint32_t ng, nf;
+	double t[3];
+	int k;
+
+	world_reset();
+	p = write_pkt(0, 64);
+	ng = accepted(&p, gap);
+	W.psn++; /* a hole: the next ACK has a SACK bit */
+	p = write_pkt(64, 64);
+	p.base_lag = 1;
+	nf = accepted(&p, full);
+	assert_false(gap[hdr + 1] & XR_AF_SACK);
+	assert_true(full[hdr + 1] & XR_AF_SACK);
+	/* Unkeyed: the same ACK with PEER's token, PEER without a key. */
+	memcpy(plain, gap, ng);
+	xr_le64_store(plain + hdr + 8, 0);
+	{
+		__be64 tok;
+
+		get_conn(PEER, &c);
+		tok = htobe64(c.rx_token);
+		memcpy(plain + hdr + 8, &tok, 8);
+	}
+	fr_udp_fix(plain, 0, FR_ETH + FR_IP4);
+	t[1] = cost_ack_frame(gap, ng, n);
+	t[2] = cost_ack_frame(full, nf, n);
+	get_conn(PEER, &c);
+	c.flags &= ~XR_CONN_F_MAC;
+	put_conn(PEER, &c);
+	t[0] = cost_ack_frame(plain, ng, n);
+	for (k = 0; k < 3; k++)
+		best[k] = t[k] < best[k] ? t[k] : best[k];
+}
+
 static void test_cost(void **state)
 {
 	const int n = 4096, rounds = 3;
@@ -950,6 +1095,14 @@ static void test_cost(void **state)
 		}
 		printf("    XDP data path + ACK, %4u B WRITE: unkeyed %6.0f  keyed %6.0f  (+%.0f)\n",
 		       sizes[s], best_off, best_on, best_on - best_off);
+	}
+	{
+		double best[3] = { 1e9, 1e9, 1e9 };
+
+		for (r = 0; r < rounds; r++)
+			cost_ack(n, best);
+		printf("    XDP ACK check at the sender: unkeyed %6.0f  keyed, no SACK bits %6.0f"
+		       "  keyed, SACK bits %6.0f\n", best[0], best[1], best[2]);
 	}
 	printf("    library, SipHash-2-4 of one 64 B header (this sanitizer build): %.1f ns\n",
 	       cost_siphash(1 << 20));
@@ -1004,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_epochs),
 		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_ack_sack_gap),
 		cmocka_unit_test(test_shares),
 		cmocka_unit_test(test_read_err),
 		cmocka_unit_test(test_owner_mark),

@@ -780,7 +780,8 @@ static void m_data(struct model *m, const uint8_t *f, size_t n,
 		p->path = "data: consumed";
 		return;
 	}
-	aflags = (ce ? XR_AF_ECE : 0) | (!nak && cv == M_OLD ? XR_AF_DUP : 0);
+	aflags = (ce ? XR_AF_ECE : 0) | (!nak && cv == M_OLD ? XR_AF_DUP : 0) |
+		 (gap ? XR_AF_SACK : 0);
 	a = m_reply(p, f, n, v, sizeof(struct xr_ack_hdr));
 	a[0] = XR_VER_TYPE(nak ? XR_T_NAK : XR_T_ACK);
 	a[1] = aflags;
@@ -846,8 +847,8 @@ static void m_ack(struct model *m, const uint8_t *f, size_t n,
 	e->ack.ack_psn = fr_get32(x + 20);
 	e->ack.ts_echo = fr_get32(x + 24);
 	e->ack.rate_hint = fr_get32(x + 28);
-	for (i = 0; i < XR_SACK_WORDS; i++)
-		e->ack.sack[i] = fr_get64(x + 32 + 8 * i);
+	for (i = 0; i < XR_SACK_WORDS; i++) /* zero without the flag */
+		e->ack.sack[i] = x[1] & XR_AF_SACK ? fr_get64(x + 32 + 8 * i) : 0;
 	e->ack.ce_pkts = fr_get32(x + 64);
 	e->ack.rx_pkts = fr_get32(x + 68);
 	e->ack.csn_cum = fr_get32(x + 72);

@@ -22,18 +22,20 @@ W = 2 ** 32
 want_info = {
     1: 'DATA SEND_IMM conn 7 path 1 psn 10 csn 20 msg 5 off 900/1000 len 100 stream 3 ssn 9 imm 0xdeadbeef [AR,LAST]',
     3: 'DATA (truncated: 40 of 64 bytes)',
-    4: 'ACK conn 9 path 2 cack %d sack {%d,0,58-59,250} hint 1000 [ECE]' % (W - 6, W - 5),
+    4: 'ACK conn 9 path 2 cack %d sack {%d,0,58-59,250} hint 1000 [ECE,SACK]' % (W - 6, W - 5),
     5: 'NAK BOUNDS conn 9 path 2 cack 100 csn 77',
     6: 'PROBE_REPLY conn 9 path 3 seq 42 hint 2500',
     7: 'CTRL CONNECT src_conn 31 fd77::1,10.1.2.3 port 4793 paths 8 psn 1000 csn 2000 priv 5',
     8: 'CTRL REJECT conn 31 src_conn 0 status ECONNREFUSED',
-    11: 'ACK conn 9 path 0 cack 500 sack {502,504}',
+    11: 'ACK conn 9 path 0 cack 500 sack {502,504} [SACK]',
     13: 'ACK (truncated: 50 of 80 bytes)',
     15: 'PROBE conn 9 path 3 seq 41',
+    16: 'ACK conn 9 path 0 cack 500',
 }
 want_exp = {1: set(), 2: {'bounds'}, 3: {'truncated'}, 4: {'ece'}, 5: {'nak'},
             6: set(), 7: set(), 8: {'reject'}, 9: {'version'}, 10: {'type'},
-            11: set(), 12: set(), 13: {'truncated'}, 14: {'value'}, 15: set()}
+            11: set(), 12: set(), 13: {'truncated'}, 14: {'value'}, 15: set(),
+            16: {'value'}}
 bad = []
 for n, info in want_info.items():
     if rows[n][1] != info:

@@ -56,8 +56,8 @@ frames = [
     frame(data(1, 0x00, 1, 7, 11, 21, 5, 950, 1000, b'y' * 100)),
     # 3 DATA cut after 40 bytes
     frame(data(1, 0, 1, 7, 12, 22, 5, 0, 1000, b'')[:40]),
-    # 4 ACK across the PSN wrap: bits w0:0,5,63 w1:0 w3:63, ECE, hint
-    frame(ack(2, 0x01, 0, 2, 9, W - 6, [1 | 1 << 5 | 1 << 63, 1, 0, 1 << 63], hint=1000),
+    # 4 ACK across the PSN wrap: bits w0:0,5,63 w1:0 w3:63, ECE, SACK, hint
+    frame(ack(2, 0x21, 0, 2, 9, W - 6, [1 | 1 << 5 | 1 << 63, 1, 0, 1 << 63], hint=1000),
           sport=4793, dport=52001),
     # 5 NAK BOUNDS of csn 77
     frame(ack(3, 0, 2, 2, 9, 100, [0, 0, 0, 0], nak_csn=77), sport=4793, dport=52001),
@@ -73,7 +73,7 @@ frames = [
     # 10 type 7
     frame(b'\x17' + b'\0' * 31),
     # 11 ACK between two ports nobody registered: only the heuristic sees it
-    frame(ack(2, 0, 0, 0, 9, 500, [0b1010, 0, 0, 0]), sport=47793, dport=52002),
+    frame(ack(2, 0x20, 0, 0, 9, 500, [0b1010, 0, 0, 0]), sport=47793, dport=52002),
     # 12 80 bytes of something else on those ports: not xroce
     frame(b'\x02' + b'\0' * 79, sport=47793, dport=52002),
     # 13 ACK cut after 50 bytes
@@ -82,6 +82,8 @@ frames = [
     frame(ctrl(2, 0, 31, 32, 4, [v4m], b'', priv_len=70), sport=4794, dport=40000),
     # 15 PROBE
     frame(struct.pack('!BBBBIQIIII', 0x15, 0, 0, 3, 9, 0x99, 41, 5, 0, 0), sport=49200, dport=4793),
+    # 16 ACK with SACK bits but without the SACK flag: they are read as zero
+    frame(ack(2, 0, 0, 0, 9, 500, [0b1010, 0, 0, 0]), sport=4793, dport=52001),
 ]
 with open(sys.argv[1], 'wb') as f:
     f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
