@@ -411,6 +411,8 @@ static int attach_native(const struct attach_opts *o, int ifindex, int prog_fd,
 	rc = xr_xdp_attach(ifindex, prog_fd, XDP_FLAGS_DRV_MODE, cur);
 	if (rc && prepared)
 		xr_native_undo(o->ifname, &prep);
+	else if (!rc)
+		xr_native_attached(o->ifname);
 	return rc;
 }
 

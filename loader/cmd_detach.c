@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/if_link.h>
 
 #include "cli.h"
 #include "cmds.h"
 #include "ifflags.h"
+#include "nativeprep.h"
 #include "xdpif.h"
 
 #define CMD "detach"
@@ -109,6 +111,8 @@ static int report_xroce(const char *ifname, int ifindex,
 
 	printf("%s: detached xroce prog %u (%s mode)\n", ifname, cur->xroce_id,
 	       xr_xdp_mode_name(cur->mode));
+	if (cur->mode == XDP_FLAGS_DRV_MODE)
+		xr_native_attached(ifname); /* the driver dropped its XDP pairs */
 	/* Its flags go with it (gone anyway once nothing holds the maps). */
 	xr_ifflags_update(cur->xroce_id, ifindex, 0);
 	rc = other_planes(cur->xroce_id, ifindex, others, sizeof(others));

@@ -43,6 +43,25 @@ static int feature_off(const char *ifname, const char *name, bool *done)
 	return 0;
 }
 
+/* After the queue pairs in use changed (channels lowered here, XDP pairs
+ * added by the driver when it took the program): the RSS table spread
+ * over the queues in use again, so that flows keep being steered by their
+ * hash (qemu's virtio-net turns RSS off whenever the guest sets the queue
+ * count, until it sets a table again).  Not being able to is worth a
+ * line, not a failure. */
+static void rss_respread(const char *ifname)
+{
+	uint32_t nq;
+	int rc = xr_nic_rss_respread(ifname, &nq);
+
+	if (rc == 1)
+		printf("%s: RSS indirection spread over the %u queues in use again\n",
+		       ifname, nq);
+	else if (rc < 0)
+		fprintf(stderr, "xroce %s: %s: RSS indirection left as it was: %s\n",
+			CMD, ifname, strerror(-rc));
+}
+
 /* virtio_net: lower the combined channels until XDP transmission is safe
  * (xr_virtio_safe_combined), saying so; p->old_combined to undo. */
 static int virtio_channels(const char *ifname, const struct xr_nic *nic,
@@ -91,10 +110,20 @@ int xr_native_prepare(const char *ifname, struct xr_prep *p)
 
 void xr_native_undo(const char *ifname, const struct xr_prep *p)
 {
-	if (p->old_combined && !xr_nic_set_combined(ifname, p->old_combined))
+	if (p->old_combined && !xr_nic_set_combined(ifname, p->old_combined)) {
 		printf("%s: combined channels back to %u\n", ifname, p->old_combined);
+		rss_respread(ifname);
+	}
 	if (p->gro_hw_off && !xr_nic_feature_set(ifname, "rx-gro-hw", true))
 		printf("%s: rx-gro-hw back on\n", ifname);
 	if (p->lro_off && !xr_nic_feature_set(ifname, "rx-lro", true))
 		printf("%s: rx-lro back on\n", ifname);
+}
+
+void xr_native_attached(const char *ifname)
+{
+	struct xr_nic nic;
+
+	if (!xr_nic_query(ifname, &nic) && strcmp(nic.driver, "virtio_net") == 0)
+		rss_respread(ifname);
 }

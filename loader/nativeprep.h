@@ -18,6 +18,8 @@
  *    on 6.1 with 8 pairs in use on 2 CPUs).  So the stack's channels are
  *    lowered until either every CPU gets its own XDP pair or the stack uses
  *    no more pairs than CPUs.
+ *  - virtio_net, once the program is in: the RSS indirection table, when
+ *    it is the default even spread, spread again over the pairs in use.
  */
 #ifndef XR_LOADER_NATIVEPREP_H
 #define XR_LOADER_NATIVEPREP_H
@@ -35,6 +37,11 @@ struct xr_prep {
 int xr_native_prepare(const char *ifname, struct xr_prep *p);
 /* Undo what xr_native_prepare changed (the native attach failed). */
 void xr_native_undo(const char *ifname, const struct xr_prep *p);
+/* After a native attach or detach went through: virtio_net's RSS table
+ * spread over the queue pairs now in use (the driver adds one per CPU for
+ * XDP and drops them again, and qemu's device stops steering by hash
+ * whenever the count changes). */
+void xr_native_attached(const char *ifname);
 
 /* The combined channel count a virtio_net NIC with `max` queue pairs may
  * keep on `ncpu` CPUs; `combined` itself when it is safe. */

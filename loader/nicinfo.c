@@ -143,6 +143,59 @@ int xr_nic_set_combined(const char *ifname, uint32_t combined)
 	return eth_ioctl(ifname, &ch);
 }
 
+/* Is tab (n entries) the even spread i -> i % q over some q?  Sets *q. */
+static bool even_spread(const uint32_t *tab, uint32_t n, uint32_t *q)
+{
+	uint32_t i, hi = 0;
+
+	for (i = 0; i < n; i++)
+		if (tab[i] > hi)
+			hi = tab[i];
+	for (i = 0; i < n; i++)
+		if (tab[i] != i % (hi + 1))
+			return false;
+	*q = hi + 1;
+	return true;
+}
+
+int xr_nic_rss_respread(const char *ifname, uint32_t *nq)
+{
+	struct ethtool_rxnfc rings = { .cmd = ETHTOOL_GRXRINGS };
+	struct ethtool_rxfh_indir probe = { .cmd = ETHTOOL_GRXFHINDIR };
+	struct ethtool_rxfh_indir *t = NULL;
+	uint32_t q = 0;
+	int rc;
+
+	*nq = 0;
+	rc = eth_ioctl(ifname, &probe);
+	if (rc == -EOPNOTSUPP || (!rc && !probe.size))
+		return 0; /* no RSS table to keep */
+	if (rc)
+		return rc;
+	rc = eth_ioctl(ifname, &rings);
+	if (rc)
+		return rc == -EOPNOTSUPP ? 0 : rc;
+	t = calloc(1, sizeof(*t) + probe.size * sizeof(t->ring_index[0]));
+	if (!t)
+		return -ENOMEM;
+	t->cmd = ETHTOOL_GRXFHINDIR;
+	t->size = probe.size;
+	rc = eth_ioctl(ifname, t);
+	if (rc || !even_spread(t->ring_index, t->size, &q))
+		goto out; /* rc, or a custom table: 0 */
+	/* Size 0: the kernel's default spread over the rings in use. */
+	t->cmd = ETHTOOL_SRXFHINDIR;
+	t->size = 0;
+	rc = eth_ioctl(ifname, t);
+	if (!rc) {
+		*nq = (uint32_t)rings.data;
+		rc = 1;
+	}
+out:
+	free(t);
+	return rc;
+}
+
 /* Index of feature `name` in the kernel's feature string set. */
 static int feature_index(const char *ifname, const char *name)
 {

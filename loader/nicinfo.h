@@ -28,6 +28,15 @@ int xr_nic_query(const char *ifname, struct xr_nic *n);
 uint32_t xr_nic_rx_queues(const struct xr_nic *n);
 int xr_nic_set_combined(const char *ifname, uint32_t combined);
 
+/* After a change of the channel count: if the RSS indirection table
+ * spreads flows evenly over its first n queues (the driver's default, i
+ * -> i % n), spread it over the queues now in use again, so that the
+ * device's steering, which some reset with the queue count (virtio-net in
+ * qemu, with a 6.1 guest), holds.  A table the user set otherwise is left
+ * as it is.  1: spread again over *nq queues; 0: nothing to do (no RSS, a
+ * custom table); negative errno. */
+int xr_nic_rss_respread(const char *ifname, uint32_t *nq);
+
 /* Feature `name`: 1 on, 0 off; *changeable says whether it can be switched.
  * -ENOENT: the kernel knows no such feature. */
 int xr_nic_feature(const char *ifname, const char *name, bool *changeable);

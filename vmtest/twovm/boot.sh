@@ -49,12 +49,15 @@ boot_twovm() {
 	QEMU_PREFIX=(nsenter --net="/var/run/netns/$pfx-fab")
 	for vm in a b; do
 		# virtio-net: QUEUES queue pairs, a vector per queue plus config
-		# and control; e1000e: one queue, generic XDP only.
+		# and control, and RSS (the receive queue from the flow's hash,
+		# as a real NIC picks it; without it qemu keeps the queue a frame
+		# left the sending VM's tap on, that is the sender's CPU);
+		# e1000e: one queue, generic XDP only.
 		# shellcheck disable=SC2054 # commas inside qemu's option values
 		qemu_start "$OUT/console-$vm.log" "$OUT/qemu-$vm.err" "$accel" \
 			"$(cmdline "$scale" "XRVM_VM=$vm")" \
 			-netdev "tap,id=nv,ifname=$pfx${vm}v,script=no,downscript=no,vhost=off,queues=$QUEUES" \
-			-device "virtio-net-pci,netdev=nv,mac=$(twovm_mac "$vm" v),mq=on,vectors=$((2 * QUEUES + 2))" \
+			-device "virtio-net-pci,netdev=nv,mac=$(twovm_mac "$vm" v),mq=on,rss=on,vectors=$((2 * QUEUES + 2))" \
 			-netdev "tap,id=ne,ifname=$pfx${vm}e,script=no,downscript=no,vnet_hdr=off" \
 			-device "e1000e,netdev=ne,mac=$(twovm_mac "$vm" e)" \
 			-virtfs "local,path=$dir/share/$vm,mount_tag=xrshare,security_model=none,multidevs=remap" \
