@@ -53,6 +53,15 @@
  *     with more outstanding than its CQs hold: what does not fit is
  *     dropped, but nothing stays behind (LeakSanitizer; the script checks
  *     the XDP maps for posted receives and READ windows left over).
+ *  I  Deregistered as soon as the reader is done (what ofi_rxm's
+ *     rendezvous does): I_ROUNDS times the server registers a fresh
+ *     malloc'd buffer (REMOTE_READ), the client READs it whole and says
+ *     so, and the server deregisters and frees it at once.  Under loss the
+ *     server's answer may still wait for the ACK of its last packets when
+ *     the buffer goes (deregistration fences it: counted in the server's
+ *     fenced_answers); that must not break the connection: both QPs stay
+ *     in RTS, every READ succeeds with the right bytes, and a last READ of
+ *     the R region after the rounds succeeds too.
  *  H  Local errors: post_send checks every work request synchronously
  *     (bad lkey, memory outside the region, READ into a region without
  *     LOCAL_WRITE, too many SGEs, inline too large, bad stream ...) and
@@ -2214,6 +2223,106 @@ static int setup(struct env *e, const char *ifname)
 	return 0;
 }
 
+/* =========================================================================
+ * I: deregistration right after the reader is done
+ * ========================================================================= */
+#define I_ROUNDS 24
+#define I_LEN (512u << 10)
+
+static int client_i(struct env *e)
+{
+	struct xroce_qp_init_attr qa = { 0 };
+	struct xroce_qp_stats qs;
+	struct xroce_wc wc;
+	struct ctlmsg m;
+	struct pqp p;
+	uint32_t r;
+	long bad;
+
+	phase = 'I';
+	if (pqp_open(e, &p, qa, 64))
+		return -1;
+	for (r = 0; r < I_ROUNDS; r++) {
+		uint64_t raddr;
+
+		if (ctl_recv(e, CT_READY, &m, 30000))
+			return -1;
+		raddr = (uint64_t)m.v1 | (uint64_t)m.v2 << 32;
+		memset(e->l, UNTOUCHED, I_LEN);
+		if (post1(p.qp, 0x1000 + r, XROCE_WR_RDMA_READ, 0, e->l, I_LEN,
+			  e->mr_l->lkey, raddr, m.v3, 0))
+			return -1;
+		EXPECT(wait_wc(e, p.scq, &wc, 30000) == 1, "round %u: no READ "
+		       "completion", r);
+		EXPECT(wc.status == XROCE_WC_SUCCESS && wc.wr_id == 0x1000 + r,
+		       "round %u: READ %s", r, st(wc.status));
+		/* "Done" at once, as rxm's rendezvous says it: the server's view
+		 * of our ACKs may still lag (checking first would give its
+		 * retransmission timer the time to catch up). */
+		if (ctl_send(e, CT_DONE, 1, r, 0, 0))
+			return -1;
+		bad = check_pat(e->l, 0x1100 + r, 0, I_LEN);
+		EXPECT(bad < 0, "round %u: byte %ld read wrong", r, bad);
+	}
+	/* The connection still serves READs after all those deregistrations. */
+	if (post1(p.qp, 0x1fff, XROCE_WR_RDMA_READ, 0, e->l, R_LEN, e->mr_l->lkey,
+		  e->peer.r_addr, e->peer.r_rkey, 0))
+		return -1;
+	EXPECT(wait_wc(e, p.scq, &wc, 30000) == 1 && wc.status == XROCE_WC_SUCCESS,
+	       "the READ after the rounds: %s", st(wc.status));
+	for (r = 0; r < R_LEN; r++)
+		EXPECT(e->l[r] == rpat(r), "the READ after the rounds: byte %u", r);
+	EXPECT(xroce_qp_state(p.qp) == XROCE_QPS_RTS, "client QP left RTS");
+	xroce_qp_stats(p.qp, &qs);
+	if (ctl_send(e, CT_DONE, 1, I_ROUNDS, 0, 0) || ctl_result(e, &m))
+		return -1;
+	printf("%s I: %d READs of %u KiB, each region deregistered by the server as "
+	       "soon as its READ completed here; %u of its answers were fenced there "
+	       "(ACKs still due); %llu retransmissions here; both QPs in RTS\n",
+	       role, I_ROUNDS, I_LEN >> 10, m.v1, (unsigned long long)qs.retx_pkts);
+	return pqp_destroy(&p);
+}
+
+static int server_i(struct env *e, struct ctlmsg *res)
+{
+	struct xroce_qp_init_attr qa = { 0 };
+	struct xroce_qp_stats qs;
+	struct ctlmsg m;
+	struct pqp p;
+	uint32_t r;
+
+	phase = 'I';
+	if (pqp_create(e, &p, qa, 64) || pqp_connect(e, &p))
+		return -1;
+	for (r = 0; r < I_ROUNDS; r++) {
+		struct xroce_mr *mr;
+		uint8_t *b = aligned_alloc(4096, I_LEN);
+		uint64_t a = (uint64_t)(uintptr_t)b;
+
+		EXPECT(b, "round %u: out of memory", r);
+		fill(b, 0x1100 + r, 0, I_LEN);
+		if (xroce_reg_mr(e->pd, b, I_LEN, XROCE_ACCESS_REMOTE_READ, &mr)) {
+			free(b);
+			EXPECT(0, "round %u: cannot register a malloc'd buffer", r);
+		}
+		if (ctl_send(e, CT_READY, 1, (uint32_t)a, (uint32_t)(a >> 32), mr->rkey) ||
+		    ctl_recv(e, CT_DONE, &m, 30000))
+			return -1;
+		TRY(xroce_dereg_mr(mr));
+		free(b);
+		EXPECT(xroce_qp_state(p.qp) == XROCE_QPS_RTS, "round %u: the QP left RTS "
+		       "when the region the peer had read was deregistered", r);
+	}
+	/* The client's last READ (of R) is served while this waits. */
+	if (ctl_recv(e, CT_DONE, &m, 30000))
+		return -1;
+	EXPECT(m.v1 == I_ROUNDS && xroce_qp_state(p.qp) == XROCE_QPS_RTS,
+	       "the QP left RTS by the end of the rounds");
+	xroce_qp_stats(p.qp, &qs);
+	res->v1 = (uint32_t)qs.fenced_answers;
+	return pqp_destroy(&p);
+}
+
 typedef int (*server_fn)(struct env *e, struct ctlmsg *res);
 typedef int (*client_fn)(struct env *e);
 
@@ -2226,6 +2335,7 @@ static const struct {
 	{ 'C', client_c, server_c }, { 'D', client_d, server_d },
 	{ 'E', client_e, server_e }, { 'F', client_f, server_f },
 	{ 'G', client_g, server_g }, { 'H', client_h, server_h },
+	{ 'I', client_i, server_i },
 };
 #define NSCRIPT (sizeof(script) / sizeof(script[0]))
 

@@ -10,10 +10,12 @@
 #   - ofi_func (connection management, messages, RMA, wait objects, errors)
 #     and Debian's fi_pingpong with -e msg and with -e rdm -p
 #     "xroce;ofi_rxm", data checked (-c), loss-free and at 1% random loss
-#     in both directions (the switch's drop counter must move).
-# Until libxroce registers any memory, ofi_rxm's rendezvous cannot read
-# application buffers: the rdm runs raise FI_OFI_RXM_SAR_LIMIT so large
-# messages are segmented instead (docs/OFI.md).
+#     in both directions (the switch's drop counter must move).  The rdm
+#     runs go twice: with ofi_rxm's own protocol limits (eager up to
+#     16 KiB, segmentation up to 128 KiB, above that rendezvous: the
+#     receiver READs the sender's buffer through xroce, fi_pingpong's
+#     1 MiB), and with FI_OFI_RXM_SAR_LIMIT raised so every large message
+#     is segmented over SENDs instead.
 # Usage: tests/integration/test_ofi.sh [--loss "0 0.01"]   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,8 +36,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 export FI_PROVIDER_PATH=$PWD/build/lib
-# Messages above the eager size are segmented, not read by rendezvous.
-export FI_OFI_RXM_SAR_LIMIT=$((1 << 30))
+unset FI_OFI_RXM_SAR_LIMIT FI_OFI_RXM_USE_RNDV_WRITE
 
 PFX=$(xr_prefix)
 xr_tmpdir "$PFX"
@@ -92,10 +93,23 @@ for loss in $LOSSES; do
 		fi_pingpong -p xroce -e msg -I 20 -c "$BIP"
 	sed 's/^/     /' "$TMP/cli.out"
 	pass "fi_pingpong -p xroce -e msg -c (every size)"
-	pair "fi_pingpong -e rdm at loss $loss" fi_pingpong -p "xroce;ofi_rxm" -e rdm -I 20 -c -- \
+	# rxm's defaults; its log names the limits that make 1m a rendezvous.
+	pair "fi_pingpong -e rdm at loss $loss" \
+		env FI_LOG_LEVEL=info FI_LOG_PROV=ofi_rxm \
+		fi_pingpong -p "xroce;ofi_rxm" -e rdm -I 20 -c -- \
+		env FI_LOG_LEVEL=info FI_LOG_PROV=ofi_rxm \
 		fi_pingpong -p "xroce;ofi_rxm" -e rdm -I 20 -c "$BIP"
-	sed 's/^/     /' "$TMP/cli.out"
-	pass "fi_pingpong -p \"xroce;ofi_rxm\" -e rdm -c (every size)"
+	grep -q "Protocol limits: Eager: 16384, SAR: 131072" "$TMP/cli.out" ||
+		xr_die "ofi_rxm's protocol limits are not the defaults: $(grep -i 'protocol limits' "$TMP/cli.out")"
+	grep -E '^(bytes|[0-9]+[kmg]?) ' "$TMP/cli.out" | sed 's/^/     /'
+	grep -q '^1m ' "$TMP/cli.out" || xr_die "fi_pingpong rdm ran no 1 MiB transfer"
+	pass "fi_pingpong -p \"xroce;ofi_rxm\" -e rdm -c (every size; above 128 KiB by rendezvous READ)"
+	pair "fi_pingpong -e rdm, segmented, at loss $loss" \
+		env FI_OFI_RXM_SAR_LIMIT=$((1 << 30)) \
+		fi_pingpong -p "xroce;ofi_rxm" -e rdm -I 20 -c -- \
+		env FI_OFI_RXM_SAR_LIMIT=$((1 << 30)) \
+		fi_pingpong -p "xroce;ofi_rxm" -e rdm -I 20 -c "$BIP"
+	pass "fi_pingpong -p \"xroce;ofi_rxm\" -e rdm -c, FI_OFI_RXM_SAR_LIMIT=2^30 (large messages segmented)"
 	d1=$(xr_fab_counter drop_loss)
 	if [ "$loss" != 0 ] && [ $((d1 - d0)) -lt 10 ]; then
 		xr_die "loss $loss: the switch dropped only $((d1 - d0)) packets"

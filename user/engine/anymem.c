@@ -269,7 +269,12 @@ static struct xr_swr *qp_user(struct xroce_qp *qp, uint64_t off, uint64_t len,
 	for (i = qp->sq_head; i != qp->sq_tail; i++) {
 		struct xr_swr *w = xr_swr_at(qp, i);
 
-		if (w->done)
+		/* A fenced answer to a peer's READ (its region deregistered,
+		 * mr.c) reads no memory any more: what it still sends or
+		 * resends carries nothing.  Its ACKs may lag the reader being
+		 * done (one lost at loss), which must not make the region's
+		 * last deregistration fail the connection. */
+		if (w->done || w->fenced)
 			continue;
 		if (w->kind == XR_WK_READ) {
 			if (!w->resp_done && w->read_len != UINT32_MAX &&

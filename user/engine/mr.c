@@ -126,6 +126,7 @@ static void fence_reads(struct xroce_pd *pd, uint32_t rkey)
 			    w->done || w->fenced || w->src_rkey != rkey)
 				continue;
 			w->fenced = 1;
+			qp->st.fenced_answers++;
 			if (w->nsent < w->npkts)
 				w->npkts = w->nsent + 1; /* one packet says so */
 		}
