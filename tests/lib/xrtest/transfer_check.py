@@ -25,8 +25,16 @@ assert s['bytes'] == size and r['bytes'] == size, 'byte count'
 # timer-driven resend of what it covered.
 assert s['retx_pkts'] + 16 >= data_drops, \
     f"{s['retx_pkts']} retransmissions for {data_drops} dropped data packets"
-assert s['retx_pkts'] <= 2 * (data_drops + ack_drops) + 64, \
-    f"{s['retx_pkts']} retransmissions for {data_drops}+{ack_drops} drops"
+# Beyond that, only the retransmission timer resends what arrived: when
+# the shared host does not run the receiver or the sender for longer than
+# the timeout, a window's worth at a time (77 of 32770 packets of a 256 MiB
+# jumbo transfer once in CI, 0 in three runs on a quiet host).  Allow one
+# window per few thousand packets; a retransmission storm is far above it.
+allowed = 2 * (data_drops + ack_drops) + 64 + s['tx_pkts'] // 200
+assert s['retx_pkts'] <= allowed, \
+    f"{s['retx_pkts']} retransmissions ({s['fast_retx']} SACK, " \
+    f"{s['timeout_retx']} timer) for {data_drops}+{ack_drops} drops " \
+    f"(at most {allowed})"
 # Port a0 also carries the sender's ACKs of a few credit messages: more
 # drops than those must have cost retransmissions.  (A 1 MiB transfer at
 # MTU 9000 is 130 packets: at 1% loss a quarter of the runs lose none.)
