@@ -332,6 +332,7 @@ static void sender_run(int ci)
 			requeue(c, &R);
 		}
 	}
+	assert_true(xr_cc_pacing_rate(&c->cc) == xr_cc_pacing_rate_fresh(&c->cc));
 	xr_cc_on_timer(&c->cc, S.now);
 	for (p = 0; p < c->npaths; p++) {
 		handle_events(c, ci, p);
@@ -350,6 +351,9 @@ static void sender_run(int ci)
 		struct sim_ev e;
 		uint32_t csn, psn;
 
+		/* The cached pacing rate is the one the state gives. */
+		assert_true(xr_cc_pacing_rate(&c->cc) ==
+			    xr_cc_pacing_rate_fresh(&c->cc));
 		t = xr_cc_next_send_ns(&c->cc, S.now);
 		if (t > S.now) {
 			next = t;
@@ -403,6 +407,7 @@ static void on_ack(struct sim_ev *e)
 
 	xr_txpath_on_ack(&c->tp[e->path], &e->ack, S.now, &R);
 	xr_cc_on_ack(&c->cc, e->path, &e->ack, &R, &c->tp[e->path], S.now);
+	assert_true(xr_cc_pacing_rate(&c->cc) == xr_cc_pacing_rate_fresh(&c->cc));
 	take_acked(c, &R);
 	requeue(c, &R);
 	handle_events(c, e->conn, e->path);

@@ -102,6 +102,15 @@ static void ctl_init(struct xr_cc_ctl *k, double cwnd)
 	k->win_min_rtt_ns = NO_RTT;
 }
 
+static double pace_rate_now(const struct xr_cc *cc);
+
+/* After a change of what the pacing rate depends on. */
+static void pace_refresh(struct xr_cc *cc)
+{
+	cc->pace_r = pace_rate_now(cc);
+	cc->pace_pkt = cc->cfg.pkt_bytes;
+}
+
 int xr_cc_init(struct xr_cc *cc, uint32_t npaths, const struct xr_cc_cfg *cfg,
 	       uint64_t now_ns)
 {
@@ -129,6 +138,7 @@ int xr_cc_init(struct xr_cc *cc, uint32_t npaths, const struct xr_cc_cfg *cfg,
 	}
 	cc->pace_tokens = cfg->burst_pkts;
 	cc->pace_last_ns = now_ns;
+	pace_refresh(cc);
 	return 0;
 }
 
@@ -210,15 +220,6 @@ double xr_cc_conn_window(const struct xr_cc *cc)
 	return cc->conn.cwnd < hw ? cc->conn.cwnd : hw;
 }
 
-static uint32_t n_in_service(const struct xr_cc *cc)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; i < cc->npaths; i++)
-		n += in_service(&cc->path[i]);
-	return n;
-}
-
 /* Floor of an in-service path's window.  A path marked about as much as
  * its connection sees congestion the connection shares (a bottleneck every
  * path crosses, like the receiver's last hop; always so with one path): its
@@ -228,54 +229,90 @@ static uint32_t n_in_service(const struct xr_cc *cc)
  * one flow at different moments).  A path marked much more than the
  * other paths in service has a congested route of its own: it may go down
  * to the minimum, and its state steers new packets around it. */
-static bool own_congestion(const struct xr_cc *cc, const struct xr_cc_path *p)
+/* The alphas of the paths in service: their sum in *sum, their count. */
+static uint32_t svc_alphas(const struct xr_cc *cc, double *sum)
 {
-	double sum = 0;
 	uint32_t i, n = 0;
 
+	*sum = 0;
+	for (i = 0; i < cc->npaths; i++)
+		if (in_service(&cc->path[i])) {
+			*sum += cc->path[i].ctl.alpha;
+			n++;
+		}
+	return n;
+}
+
+/* Is path p marked far more than the other paths in service?  sum and n:
+ * the alphas of every path in service (svc_alphas), p's own among them if
+ * it is in service. */
+static bool own_congestion_of(const struct xr_cc_path *p, double sum, uint32_t n)
+{
 	/* Against the other paths in service, not the connection: the
 	 * connection's marked fraction includes this path's own packets, so
 	 * with half the paths marked on every packet it is a half, and a
 	 * marked path (alpha 1) never stood out from it; then the connection
 	 * window, cut on every RTT, bound before the path windows did and
 	 * kept half the traffic on the marked paths. */
-	for (i = 0; i < cc->npaths; i++) {
-		const struct xr_cc_path *o = &cc->path[i];
-
-		if (o != p && in_service(o)) {
-			sum += o->ctl.alpha;
-			n++;
-		}
+	if (in_service(p)) {
+		sum -= p->ctl.alpha;
+		n--;
 	}
-	return n && p->ctl.alpha > 2 * sum / n + OWN_CONGESTION_MARGIN;
+	/* alpha > 2 * mean + margin, without a division per path */
+	return n && p->ctl.alpha * n > 2 * sum + OWN_CONGESTION_MARGIN * n;
 }
 
-static double floor_of(const struct xr_cc *cc, const struct xr_cc_path *p,
-		       uint32_t n_svc, double conn_window)
+static bool own_congestion(const struct xr_cc *cc, const struct xr_cc_path *p)
 {
-	double f;
+	double sum;
+	uint32_t n = svc_alphas(cc, &sum);
 
-	if (!n_svc || own_congestion(cc, p))
-		return cc->cfg.path_min_cwnd;
-	f = conn_window / n_svc;
+	return own_congestion_of(p, sum, n);
+}
+
+/* An in-service path's share of the connection window (n_svc paths in
+ * service), within the path window's bounds. */
+static double share_of(const struct xr_cc *cc, uint32_t n_svc, double conn_window)
+{
+	double f = conn_window / n_svc;
+
 	if (f > cc->cfg.path_max_cwnd)
 		f = cc->cfg.path_max_cwnd;
 	return f < cc->cfg.path_min_cwnd ? cc->cfg.path_min_cwnd : f;
 }
 
+/* A path's window floor: its share (share_of), or the minimum for a path
+ * congested on its own (n_svc paths in service, asum their alphas). */
+static double floor_of(const struct xr_cc *cc, const struct xr_cc_path *p,
+		       uint32_t n_svc, double asum, double share)
+{
+	if (!n_svc || own_congestion_of(p, asum, n_svc))
+		return cc->cfg.path_min_cwnd;
+	return share;
+}
+
 static double path_floor(const struct xr_cc *cc, const struct xr_cc_path *p)
 {
-	return floor_of(cc, p, n_in_service(cc), xr_cc_conn_window(cc));
+	double asum;
+	uint32_t n = svc_alphas(cc, &asum);
+
+	if (!n)
+		return cc->cfg.path_min_cwnd;
+	return floor_of(cc, p, n, asum, share_of(cc, n, xr_cc_conn_window(cc)));
 }
 
 static void raise_to_floor(struct xr_cc *cc)
 {
-	uint32_t i, n = n_in_service(cc);
-	double cw = xr_cc_conn_window(cc);
+	double asum, share;
+	uint32_t i, n = svc_alphas(cc, &asum);
 
+	if (!n)
+		return; /* no path in service: nothing to raise */
+	/* Once per ACK: the alphas and the share once, not once per path. */
+	share = share_of(cc, n, xr_cc_conn_window(cc));
 	for (i = 0; i < cc->npaths; i++) {
 		struct xr_cc_path *p = &cc->path[i];
-		double f = floor_of(cc, p, n, cw);
+		double f = floor_of(cc, p, n, asum, share);
 
 		if (in_service(p) && p->ctl.cwnd < f)
 			p->ctl.cwnd = f;
@@ -547,6 +584,19 @@ static bool lossq_pinned(const struct xr_cc *cc)
 	return true;
 }
 
+/* b^n for the small counts of one ACK (nearly always 1 or 2 packets)
+ * without pow(), which costs more than the rest of the update. */
+static double pow_n(double b, uint32_t n)
+{
+	double r = 1;
+
+	if (n > 16)
+		return pow(b, n);
+	while (n--)
+		r *= b;
+	return r;
+}
+
 /* Count an ACK's packets; true if its losses are congestion. */
 static bool lossq_update(struct xr_cc *cc, struct xr_cc_path *p,
 			 const struct xr_ack_result *r)
@@ -559,9 +609,9 @@ static bool lossq_update(struct xr_cc *cc, struct xr_cc_path *p,
 
 	if (!n)
 		return false;
-	keep = pow(1 - LOSSQ_FRAC_G, n);
+	keep = pow_n(1 - LOSSQ_FRAC_G, n);
 	q->frac = q->frac * keep + (1 - keep) * ((double)r->nlost / n);
-	keep = pow(1 - cc->cfg.loss_ewma_g, n);
+	keep = pow_n(1 - cc->cfg.loss_ewma_g, n);
 	p->lost_frac = p->lost_frac * keep + (1 - keep) * ((double)r->nlost / n);
 	if (r->nlost && cc->cfg.cong_loss_beta > 0 && lossq_pinned(cc))
 		return true;
@@ -624,7 +674,7 @@ static void loss_update(struct xr_cc *cc, struct xr_cc_path *p,
 		return;
 	if (near_signal(p, now))
 		return; /* drops next to congestion signals: congestion */
-	keep = pow(1 - cc->cfg.loss_ewma_g, n);
+	keep = pow_n(1 - cc->cfg.loss_ewma_g, n);
 	p->loss_ewma = p->loss_ewma * keep + (1 - keep) * ((double)r->nlost / n);
 	p->loss_n += n;
 	if (p->loss_n >= 32 && p->loss_ewma >= cc->cfg.suspect_loss &&
@@ -914,9 +964,9 @@ static void ack_windows(struct xr_cc *cc, struct xr_cc_path *p, uint64_t now)
 	}
 }
 
-void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
-		  const struct xr_ack_result *r, const struct xr_txpath *tp,
-		  uint64_t now)
+static void on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
+		   const struct xr_ack_result *r, const struct xr_txpath *tp,
+		   uint64_t now)
 {
 	const struct xr_cc_cfg *cfg = &cc->cfg;
 	struct xr_cc_ctl *c = &cc->conn, *k;
@@ -963,8 +1013,16 @@ void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
 		probe_success(cc, p, now);
 }
 
-void xr_cc_on_timeout(struct xr_cc *cc, int path,
-		      const struct xr_ack_result *r, uint64_t now)
+void xr_cc_on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
+		  const struct xr_ack_result *r, const struct xr_txpath *tp,
+		  uint64_t now)
+{
+	on_ack(cc, path, a, r, tp, now);
+	pace_refresh(cc);
+}
+
+static void on_timeout(struct xr_cc *cc, int path,
+		       const struct xr_ack_result *r, uint64_t now)
 {
 	struct xr_cc_path *p;
 
@@ -990,11 +1048,19 @@ void xr_cc_on_timeout(struct xr_cc *cc, int path,
 		go_down(p);
 }
 
+void xr_cc_on_timeout(struct xr_cc *cc, int path,
+		      const struct xr_ack_result *r, uint64_t now)
+{
+	on_timeout(cc, path, r, now);
+	pace_refresh(cc);
+}
+
 void xr_cc_on_abandon(struct xr_cc *cc, int path,
 		      const struct xr_ack_result *r)
 {
 	if (valid_path(cc, path))
 		dec_inflight(cc, &cc->path[path], r->nlost);
+	pace_refresh(cc);
 }
 
 static uint64_t probe_timeout(const struct xr_cc *cc, const struct xr_cc_path *p)
@@ -1029,8 +1095,8 @@ uint32_t xr_cc_probe_sent(struct xr_cc *cc, int path, uint64_t now)
 	return p->probe_seq;
 }
 
-void xr_cc_on_probe_reply(struct xr_cc *cc, int path, uint32_t seq,
-			  uint32_t rate_hint, uint64_t now)
+static void on_probe_reply(struct xr_cc *cc, int path, uint32_t seq,
+			   uint32_t rate_hint, uint64_t now)
 {
 	struct xr_cc_path *p;
 
@@ -1044,6 +1110,13 @@ void xr_cc_on_probe_reply(struct xr_cc *cc, int path, uint32_t seq,
 		cc->hint_mbps = rate_hint;
 	if (!in_service(p))
 		probe_success(cc, p, now);
+}
+
+void xr_cc_on_probe_reply(struct xr_cc *cc, int path, uint32_t seq,
+			  uint32_t rate_hint, uint64_t now)
+{
+	on_probe_reply(cc, path, seq, rate_hint, now);
+	pace_refresh(cc);
 }
 
 void xr_cc_on_timer(struct xr_cc *cc, uint64_t now)
@@ -1076,6 +1149,7 @@ void xr_cc_on_timer(struct xr_cc *cc, uint64_t now)
 		}
 		p->probe_next_ns = now + iv;
 	}
+	pace_refresh(cc);
 }
 
 uint64_t xr_cc_next_deadline(const struct xr_cc *cc)
@@ -1159,8 +1233,8 @@ int xr_cc_pick_other_path(const struct xr_cc *cc, int not)
 	return best < 0 ? -ENETUNREACH : best;
 }
 
-/* Pacing rate in packets per ns (0 = unpaced). */
-static double pace_rate(const struct xr_cc *cc)
+/* Pacing rate in packets per ns (0 = unpaced), from the state. */
+static double pace_rate_now(const struct xr_cc *cc)
 {
 	double w = xr_cc_conn_window(cc), sum = 0, gain, r = 0, h;
 	uint32_t i;
@@ -1182,9 +1256,21 @@ static double pace_rate(const struct xr_cc *cc)
 	return r;
 }
 
+/* The cached rate, unless the packet size changed under it (the library
+ * sets cfg.pkt_bytes when a plane's MTU changes). */
+static double pace_rate(const struct xr_cc *cc)
+{
+	return cc->pace_pkt == cc->cfg.pkt_bytes ? cc->pace_r : pace_rate_now(cc);
+}
+
 uint64_t xr_cc_pacing_rate(const struct xr_cc *cc)
 {
 	return (uint64_t)(pace_rate(cc) * 1e9 * cc->cfg.pkt_bytes);
+}
+
+uint64_t xr_cc_pacing_rate_fresh(const struct xr_cc *cc)
+{
+	return (uint64_t)(pace_rate_now(cc) * 1e9 * cc->cfg.pkt_bytes);
 }
 
 static double tokens_at(const struct xr_cc *cc, double rate, uint64_t now)

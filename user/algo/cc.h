@@ -165,6 +165,13 @@ struct xr_cc {
 	uint64_t srtt_ns;          /* connection RTT: EWMA over all paths */
 	double pace_tokens;
 	uint64_t pace_last_ns;
+	/* The pacing rate (packets per ns) as of the last call that could
+	 * change what it depends on (windows, RTT, hint, path states: every
+	 * mutator but xr_cc_on_send and xr_cc_pick_path), for cfg.pkt_bytes
+	 * = pace_pkt: the sender asks for it three times per packet, and
+	 * computing it walks every path. */
+	double pace_r;
+	uint32_t pace_pkt;
 	struct xr_cc_ctl conn;
 	struct xr_cc_lossq lq;
 	/* standing queue and compete mode (cc.c, "COMPETE") */
@@ -236,6 +243,9 @@ uint32_t xr_cc_burst_room(const struct xr_cc *cc, uint64_t now_ns);
 
 /* Pacing rate in bytes per second (0 = not paced yet: no RTT, no hint). */
 uint64_t xr_cc_pacing_rate(const struct xr_cc *cc);
+/* The same computed afresh from the state, not from the cached rate
+ * (for tests: the two must always agree). */
+uint64_t xr_cc_pacing_rate_fresh(const struct xr_cc *cc);
 
 /* The connection window in force: min(cwnd, rate hint * srtt). */
 double xr_cc_conn_window(const struct xr_cc *cc);
