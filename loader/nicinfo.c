@@ -143,8 +143,8 @@ int xr_nic_set_combined(const char *ifname, uint32_t combined)
 	return eth_ioctl(ifname, &ch);
 }
 
-/* Is tab (n entries) the even spread i -> i % q over some q?  Sets *q. */
-static bool even_spread(const uint32_t *tab, uint32_t n, uint32_t *q)
+/* Is tab (n entries) the even spread i -> i % q over some q? */
+static bool even_spread(const uint32_t *tab, uint32_t n)
 {
 	uint32_t i, hi = 0;
 
@@ -154,7 +154,6 @@ static bool even_spread(const uint32_t *tab, uint32_t n, uint32_t *q)
 	for (i = 0; i < n; i++)
 		if (tab[i] != i % (hi + 1))
 			return false;
-	*q = hi + 1;
 	return true;
 }
 
@@ -163,7 +162,6 @@ int xr_nic_rss_respread(const char *ifname, uint32_t *nq)
 	struct ethtool_rxnfc rings = { .cmd = ETHTOOL_GRXRINGS };
 	struct ethtool_rxfh_indir probe = { .cmd = ETHTOOL_GRXFHINDIR };
 	struct ethtool_rxfh_indir *t = NULL;
-	uint32_t q = 0;
 	int rc;
 
 	*nq = 0;
@@ -181,7 +179,7 @@ int xr_nic_rss_respread(const char *ifname, uint32_t *nq)
 	t->cmd = ETHTOOL_GRXFHINDIR;
 	t->size = probe.size;
 	rc = eth_ioctl(ifname, t);
-	if (rc || !even_spread(t->ring_index, t->size, &q))
+	if (rc || !even_spread(t->ring_index, t->size))
 		goto out; /* rc, or a custom table: 0 */
 	/* Size 0: the kernel's default spread over the rings in use. */
 	t->cmd = ETHTOOL_SRXFHINDIR;

@@ -220,15 +220,6 @@ double xr_cc_conn_window(const struct xr_cc *cc)
 	return cc->conn.cwnd < hw ? cc->conn.cwnd : hw;
 }
 
-/* Floor of an in-service path's window.  A path marked about as much as
- * its connection sees congestion the connection shares (a bottleneck every
- * path crosses, like the receiver's last hop; always so with one path): its
- * floor is its share of the connection window, so path windows never bind,
- * together, below the connection window, and a connection competes as one
- * DCTCP flow whatever its number of paths (not as two controllers cutting
- * one flow at different moments).  A path marked much more than the
- * other paths in service has a congested route of its own: it may go down
- * to the minimum, and its state steers new packets around it. */
 /* The alphas of the paths in service: their sum in *sum, their count. */
 static uint32_t svc_alphas(const struct xr_cc *cc, double *sum)
 {
@@ -281,14 +272,20 @@ static double share_of(const struct xr_cc *cc, uint32_t n_svc, double conn_windo
 	return f < cc->cfg.path_min_cwnd ? cc->cfg.path_min_cwnd : f;
 }
 
-/* A path's window floor: its share (share_of), or the minimum for a path
- * congested on its own (n_svc paths in service, asum their alphas). */
+/* Floor of an in-service path's window.  A path marked about as much as
+ * its connection sees congestion the connection shares (a bottleneck every
+ * path crosses, like the receiver's last hop; always so with one path): its
+ * floor is its share of the connection window, so path windows never bind,
+ * together, below the connection window, and a connection competes as one
+ * DCTCP flow whatever its number of paths (not as two controllers cutting
+ * one flow at different moments).  A path marked much more than the
+ * other paths in service has a congested route of its own: it may go down
+ * to the minimum, and its state steers new packets around it.  n_svc >= 1
+ * paths are in service, asum their alphas, share is share_of's. */
 static double floor_of(const struct xr_cc *cc, const struct xr_cc_path *p,
 		       uint32_t n_svc, double asum, double share)
 {
-	if (!n_svc || own_congestion_of(p, asum, n_svc))
-		return cc->cfg.path_min_cwnd;
-	return share;
+	return own_congestion_of(p, asum, n_svc) ? cc->cfg.path_min_cwnd : share;
 }
 
 static double path_floor(const struct xr_cc *cc, const struct xr_cc_path *p)
