@@ -21,7 +21,13 @@
  *      IBV_WC_WR_FLUSH_ERR (work posted to the QP in error),
  *      IBV_WC_RNR_RETRY_EXC_ERR (SEND with no receive posted),
  *      IBV_WC_RETRY_EXC_ERR (a QP bound to a QP that does not exist)
- *   F  misuse: the errno of each bad call (local, no peer)
+ *   F  misuse: the errno of each bad call (local, no peer), also of a
+ *      shared receive queue's calls
+ *   G  a shared receive queue under two QPs: six receives posted, a SEND
+ *      on one QP lands in one of them (its qp_num, its wr_id, the data);
+ *      that QP is destroyed and the receives it held come back, so five
+ *      SENDs on the other QP (one RNR retry allowed) all land; the armed
+ *      limit gives IBV_EVENT_SRQ_LIMIT_REACHED
  *
  * Usage: itest_ibv_basic server PORT | client HOST PORT
  * (device: $ITEST_IBV_DEVICE or the first; GID index $ITEST_IBV_GID or 0)
@@ -45,6 +51,8 @@
 #define BUF (1u << 20)
 #define NQP 5
 #define IMM 0x01020304u
+#define GOFF 65536           /* phase G's receives in the server's buffer */
+#define GN 6                 /* phase G's receives */
 
 static const char *role = "?";
 
@@ -135,6 +143,7 @@ struct info {
 	uint8_t gid[16];
 	uint64_t a_addr, d_addr;
 	uint32_t a_rkey, d_rkey, dead_qpn;
+	uint32_t g_qpn[2];            /* phase G: the server's are on an SRQ */
 };
 
 static uint8_t pattern(uint32_t seed, uint64_t off)
@@ -176,6 +185,24 @@ static struct ibv_qp *make_qp(struct side *s, int sq_sig_all)
 
 	CHECK(qp, "ibv_create_qp: %s", strerror(errno));
 	CHECK(a.cap.max_inline_data >= 128, "inline %u", a.cap.max_inline_data);
+	CHECK(!ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			     IBV_QP_ACCESS_FLAGS), "modify to INIT");
+	return qp;
+}
+
+/* An RC QP in INIT that takes its receives from srq, into rcq. */
+static struct ibv_qp *make_qp_on(struct side *s, struct ibv_cq *rcq,
+				 struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = s->cq, .recv_cq = rcq, .srq = srq, .qp_type = IBV_QPT_RC,
+		.sq_sig_all = 1, .cap = { .max_send_wr = 4, .max_send_sge = 1 },
+	};
+	struct ibv_qp_attr at = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				  .qp_access_flags = IBV_ACCESS_LOCAL_WRITE };
+	struct ibv_qp *qp = ibv_create_qp(s->pd, &a);
+
+	CHECK(qp, "ibv_create_qp on an SRQ: %s", strerror(errno));
 	CHECK(!ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			     IBV_QP_ACCESS_FLAGS), "modify to INIT");
 	return qp;
@@ -284,8 +311,91 @@ static int fd_readable(int fd, int ms)
 	return poll(&p, 1, ms) == 1;
 }
 
+/* G, server side: g[0] and g[1] take their receives from srq. */
+static void phase_g_server(struct side *s, struct ibv_srq *srq, struct ibv_qp **g,
+			   struct ibv_cq *gcq, uint8_t *a, struct ibv_mr *ma)
+{
+	struct ibv_sge sg;
+	struct ibv_recv_wr rw = { .sg_list = &sg, .num_sge = 1 }, *bad;
+	struct ibv_async_event ev;
+	struct ibv_wc wc;
+	int used[GN] = { 0 }, i, k, limit = 0;
+
+	for (i = 0; i < GN; i++) {
+		sg = (struct ibv_sge){ (uintptr_t)(a + GOFF + i * 4096), 4096, ma->lkey };
+		rw.wr_id = 100 + i;
+		CHECK(!ibv_post_srq_recv(srq, &rw, &bad), "G post_srq_recv %d", i);
+	}
+	CHECK(!ibv_modify_srq(srq, &(struct ibv_srq_attr){ .srq_limit = 2 },
+			      IBV_SRQ_LIMIT), "G arm the limit");
+	sync_with_peer(8);
+	for (k = 0; k < 1 + 5; k++) {
+		if (k == 1) {
+			/* g[1] holds receives it will never use: back to the SRQ. */
+			CHECK(!ibv_destroy_qp(g[1]), "G destroy a QP holding receives");
+			sync_with_peer(9);
+		}
+		wc = poll_one(gcq, 20000, "G recv");
+		i = (int)wc.wr_id - 100;
+		CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
+		      i >= 0 && i < GN && !used[i] && wc.byte_len == 4096 &&
+		      wc.qp_num == g[k ? 0 : 1]->qp_num, "G recv %d: %s wr_id %llu "
+		      "len %u qp %u", k, ibv_wc_status_str(wc.status),
+		      (unsigned long long)wc.wr_id, wc.byte_len, wc.qp_num);
+		used[i] = 1;
+		CHECK(first_diff(a + GOFF + i * 4096, 4096, 200 + k) == 4096,
+		      "G recv %d: data of message %d wrong", k, k);
+	}
+	/* Async events of the QPs came first (COMM_EST); the limit's is there. */
+	while (!limit && fd_readable(s->ctx->async_fd, 5000)) {
+		CHECK(!ibv_get_async_event(s->ctx, &ev), "get_async_event");
+		limit = ev.event_type == IBV_EVENT_SRQ_LIMIT_REACHED &&
+			ev.element.srq == srq;
+		ibv_ack_async_event(&ev);
+	}
+	CHECK(limit, "G: no IBV_EVENT_SRQ_LIMIT_REACHED");
+	sync_with_peer(10);
+	printf("server G: 6 SENDs on 2 QPs landed in an SRQ's receives, 5 of them "
+	       "after the other QP was destroyed; the SRQ limit event came\n");
+}
+
+/* G, client side: one SEND on h[1], then five on h[0]. */
+static void phase_g_client(struct side *s, struct ibv_qp **h, uint8_t *b,
+			   struct ibv_mr *mb)
+{
+	struct ibv_sge sg;
+	struct ibv_send_wr w = { .sg_list = &sg, .num_sge = 1, .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_wc wc;
+	int k;
+
+	sync_with_peer(8);
+	for (k = 0; k < 6; k++) {
+		if (k == 1)
+			sync_with_peer(9);
+		fill(b + k * 4096, 4096, 200 + k);
+		sg = (struct ibv_sge){ (uintptr_t)(b + k * 4096), 4096, mb->lkey };
+		w.wr_id = 60 + k;
+		post(h[k ? 0 : 1], &w, "G SEND");
+		if (!k) {
+			wc = poll_one(s->cq, 20000, "G first SEND");
+			expect(wc, IBV_WC_SUCCESS, 60, "G first SEND");
+		}
+	}
+	for (k = 1; k < 6; k++) {
+		wc = poll_one(s->cq, 20000, "G SEND");
+		expect(wc, IBV_WC_SUCCESS, 60 + k, "G SEND");
+	}
+	sync_with_peer(10);
+	printf("client G: SENDs to a peer's QPs on a shared receive queue\n");
+}
+
 static void server(const char *port)
 {
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct ibv_qp *g[2];
+	struct ibv_srq *srq;
+	struct ibv_cq *gcq;
 	struct side s = { 0 };
 	struct info me = { 0 }, peer;
 	struct ibv_mr *ma, *md;
@@ -315,6 +425,14 @@ static void server(const char *port)
 		s.qp[i] = make_qp(&s, 1);
 		me.qpn[i] = s.qp[i]->qp_num;
 	}
+	gcq = ibv_create_cq(s.ctx, 64, NULL, NULL, 0);
+	CHECK(gcq, "create_cq: %s", strerror(errno));
+	srq = ibv_create_srq(s.pd, &sa);
+	CHECK(srq, "create_srq: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		g[i] = make_qp_on(&s, gcq, srq);
+		me.g_qpn[i] = g[i]->qp_num;
+	}
 	dead = make_qp(&s, 1);
 	me.dead_qpn = dead->qp_num;
 	CHECK(!ibv_destroy_qp(dead), "destroy");
@@ -330,6 +448,8 @@ static void server(const char *port)
 	 * ibv_rc_pingpong's server): binding must not block. */
 	for (i = 0; i < NQP; i++)
 		connect_qp(&s, s.qp[i], peer.gid, peer.qpn[i], 1, 7);
+	for (i = 0; i < 2; i++)
+		connect_qp(&s, g[i], peer.gid, peer.g_qpn[i], 1, 7);
 	sync_with_peer(1);
 	/* A: the client READs a while we wait on the socket. */
 	sync_with_peer(2);
@@ -384,6 +504,10 @@ static void server(const char *port)
 	/* E: nothing posted on qp[2]: the client's SEND there is refused. */
 	sync_with_peer(6);
 	sync_with_peer(7);
+	phase_g_server(&s, srq, g, gcq, a, ma);
+	CHECK(!ibv_destroy_qp(g[0]), "destroy G QP");
+	CHECK(!ibv_destroy_srq(srq), "destroy_srq: %s", strerror(errno));
+	CHECK(!ibv_destroy_cq(gcq), "destroy G CQ");
 	printf("server: all phases passed\n");
 	ibv_dereg_mr(ma);
 	ibv_dereg_mr(md);
@@ -467,6 +591,62 @@ static void phase_e(struct side *s, const struct info *peer, uint8_t *b,
 }
 
 /* F: each misuse, and the errno ibverbs programs get for it. */
+/* A shared receive queue without a peer: what it reports, and the calls
+ * that must fail. */
+static void srq_misuse(struct side *s)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 6, .max_sge = 2 } };
+	struct ibv_qp_init_attr qa = { .send_cq = s->cq, .recv_cq = s->cq,
+				       .qp_type = IBV_QPT_RC,
+				       .cap = { .max_send_wr = 1, .max_send_sge = 1 } };
+	struct ibv_qp_attr at = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_srq_attr a;
+	static char rbuf[4096];
+	struct ibv_sge sg = { .addr = (uintptr_t)rbuf, .length = sizeof(rbuf) };
+	struct ibv_recv_wr rw = { .wr_id = 7, .sg_list = &sg, .num_sge = 1 }, *brw;
+	struct ibv_mr *mr;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+	int i, rc;
+
+	srq = ibv_create_srq(s->pd, &sa);
+	CHECK(srq, "create_srq: %s", strerror(errno));
+	CHECK(sa.attr.max_wr >= 6 && sa.attr.max_sge == 2, "F create_srq gave %u/%u",
+	      sa.attr.max_wr, sa.attr.max_sge);
+	mr = ibv_reg_mr(s->pd, rbuf, sizeof(rbuf), IBV_ACCESS_LOCAL_WRITE);
+	CHECK(mr, "reg_mr: %s", strerror(errno));
+	sg.lkey = mr->lkey;
+	qa.srq = srq;
+	qp = ibv_create_qp(s->pd, &qa);
+	CHECK(qp, "create_qp on an SRQ: %s", strerror(errno));
+	CHECK(!ibv_modify_qp(qp, &at, IBV_QP_STATE | IBV_QP_PORT | IBV_QP_PKEY_INDEX |
+			     IBV_QP_ACCESS_FLAGS), "modify to INIT");
+	rc = ibv_post_recv(qp, &rw, &brw);
+	CHECK(rc == EINVAL && brw == &rw, "F post_recv on a QP with an SRQ: %d", rc);
+	sg.lkey ^= 0x55;
+	rc = ibv_post_srq_recv(srq, &rw, &brw);
+	CHECK(rc == EINVAL && brw == &rw, "F post_srq_recv, bad lkey: %d", rc);
+	sg.lkey ^= 0x55;
+	for (i = 0; i < (int)sa.attr.max_wr; i++)
+		CHECK(!ibv_post_srq_recv(srq, &rw, &brw), "post_srq_recv %d", i);
+	rc = ibv_post_srq_recv(srq, &rw, &brw);
+	CHECK(rc == ENOMEM && brw == &rw, "F post_srq_recv to a full SRQ: %d", rc);
+	CHECK(!ibv_modify_srq(srq, &(struct ibv_srq_attr){ .srq_limit = 0 },
+			      IBV_SRQ_LIMIT), "modify_srq limit 0");
+	CHECK(ibv_modify_srq(srq, &(struct ibv_srq_attr){ .max_wr = 64 },
+			     IBV_SRQ_MAX_WR) == EINVAL, "F modify_srq resize");
+	CHECK(ibv_modify_srq(srq, &(struct ibv_srq_attr){ .srq_limit = 1000 },
+			     IBV_SRQ_LIMIT) == EINVAL, "F modify_srq limit 1000");
+	CHECK(!ibv_modify_srq(srq, &(struct ibv_srq_attr){ .srq_limit = 3 },
+			      IBV_SRQ_LIMIT), "modify_srq limit 3");
+	CHECK(!ibv_query_srq(srq, &a) && a.srq_limit == 3 && a.max_sge == 2,
+	      "query_srq");
+	CHECK(ibv_destroy_srq(srq) == EBUSY, "F destroy_srq with a QP on it");
+	CHECK(!ibv_destroy_qp(qp), "destroy the SRQ's QP");
+	CHECK(!ibv_destroy_srq(srq), "destroy_srq: %s", strerror(errno));
+	CHECK(!ibv_dereg_mr(mr), "dereg");
+}
+
 static void phase_f(struct side *s)
 {
 	struct ibv_qp_init_attr qa = { .send_cq = s->cq, .recv_cq = s->cq,
@@ -508,7 +688,13 @@ static void phase_f(struct side *s)
 	qa.cap.max_send_sge = 1000;
 	ERRNO_IS(ibv_create_qp(s->pd, &qa), EINVAL, "create_qp max_send_sge 1000");
 	ERRNO_IS(ibv_create_srq(s->pd, &(struct ibv_srq_init_attr){
-			.attr = { .max_wr = 1, .max_sge = 1 } }), EOPNOTSUPP, "create_srq");
+			.attr = { .max_wr = 0, .max_sge = 1 } }), EINVAL, "create_srq max_wr 0");
+	ERRNO_IS(ibv_create_srq(s->pd, &(struct ibv_srq_init_attr){
+			.attr = { .max_wr = 4, .max_sge = 1000 } }), EINVAL,
+		 "create_srq max_sge 1000");
+	ERRNO_IS(ibv_create_srq(s->pd, &(struct ibv_srq_init_attr){
+			.attr = { .max_wr = 4, .srq_limit = 5 } }), EINVAL,
+		 "create_srq limit above max_wr");
 	ERRNO_IS(ibv_alloc_mw(s->pd, IBV_MW_TYPE_1), EOPNOTSUPP, "alloc_mw");
 	ERRNO_IS(ibv_create_cq_ex(s->ctx, &(struct ibv_cq_init_attr_ex){ .cqe = 4 }),
 		 EOPNOTSUPP, "create_cq_ex");
@@ -548,6 +734,7 @@ static void phase_f(struct side *s)
 	CHECK(ibv_destroy_comp_channel(s->ch) == EBUSY, "F destroy channel in use");
 	CHECK(!ibv_dereg_mr(mr), "dereg static");
 	CHECK(!ibv_destroy_qp(qp), "destroy");
+	srq_misuse(s);
 	cq = ibv_create_cq(s->ctx, 4, NULL, NULL, 5);
 	CHECK(!cq && errno == EINVAL, "F create_cq on completion vector 5");
 	printf("client F: every misuse gave the expected errno\n");
@@ -588,6 +775,7 @@ static void phase_c(struct side *s, uint8_t *b, struct ibv_mr *mb)
 
 static void client(const char *host, const char *port)
 {
+	struct ibv_qp *h[2];
 	struct side s = { 0 };
 	struct info me = { 0 }, peer;
 	struct ibv_mr *mb;
@@ -610,6 +798,10 @@ static void client(const char *host, const char *port)
 		s.qp[i] = make_qp(&s, i != 3); /* qp[3] signals per request */
 	for (i = 0; i < NQP; i++)
 		me.qpn[i] = s.qp[i]->qp_num;
+	for (i = 0; i < 2; i++) {
+		h[i] = make_qp(&s, 1);
+		me.g_qpn[i] = h[i]->qp_num;
+	}
 	memcpy(me.gid, s.gid.raw, 16);
 	tcp_open(0, host, port);
 	xfer(&peer, sizeof(peer), 0);
@@ -617,6 +809,8 @@ static void client(const char *host, const char *port)
 	for (i = 0; i < NQP; i++)
 		connect_qp(&s, s.qp[i], peer.gid, i == 4 ? peer.dead_qpn : peer.qpn[i],
 			   1, i == 4 ? 1 : 7);
+	for (i = 0; i < 2; i++)
+		connect_qp(&s, h[i], peer.gid, peer.g_qpn[i], 1, 7);
 	sync_with_peer(1);
 	/* A */
 	sg = (struct ibv_sge){ (uintptr_t)b, BUF, mb->lkey };
@@ -655,8 +849,11 @@ static void client(const char *host, const char *port)
 	sync_with_peer(6);
 	phase_e(&s, &peer, b, mb);
 	sync_with_peer(7);
+	phase_g_client(&s, h, b, mb);
 	for (i = 0; i < NQP; i++)
 		CHECK(!ibv_destroy_qp(s.qp[i]), "destroy_qp");
+	for (i = 0; i < 2; i++)
+		CHECK(!ibv_destroy_qp(h[i]), "destroy_qp");
 	phase_f(&s);
 	ibv_dereg_mr(mb);
 	ibv_destroy_cq(s.cq);

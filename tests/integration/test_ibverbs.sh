@@ -6,6 +6,9 @@
 #                                  its RoCE v2 GIDs (::ffff:a.b.c.d)
 #   ibv_rc_pingpong -g 0 -c        SEND ping-pong with its data check;
 #                                  also with -e (completion channel)
+#   ibv_srq_pingpong, ib_send_bw --use-srq
+#                                  16 QPs / one QP on a shared receive
+#                                  queue, at 0% and 1% loss
 #   ib_write_bw ib_write_lat ib_send_bw ib_send_lat ib_read_bw ib_read_lat
 #                                  at 0% and 1% random loss (both ways,
 #                                  data, ACKs, connection exchange),
@@ -141,9 +144,11 @@ pair() {
 	fi
 }
 
-# perftest TOOL LOSS: one run of a perftest benchmark, its result line kept
+# perftest TOOL LOSS [ARGS]: one run of a perftest benchmark, its result line kept
 perftest() {
 	local tool=$1 loss=$2 args=(-d "$DEV" -x 0 -p "$TCP_PORT") line
+	shift 2
+	args+=("$@")
 	case $tool in
 	*_bw) args+=(-n 1000) ;;
 	*_lat) args+=(-n 200) ;;
@@ -217,6 +222,12 @@ run_plane_set() {
 			-p "$TCP_PORT" -- ibv_rc_pingpong -d "$DEV" -g 0 -c -n 500 -p "$TCP_PORT" "$BIP"
 		grep -q "500 iters" "$TMP/cli.out" || xr_die "ibv_rc_pingpong: $(cat "$TMP/cli.out")"
 		pass "ibv_rc_pingpong -g 0 -c (data checked) at $loss loss"
+		pair "ibv_srq_pingpong at $loss" ibv_srq_pingpong -d "$DEV" -g 0 -n 2000 \
+			-p "$TCP_PORT" -- ibv_srq_pingpong -d "$DEV" -g 0 -n 2000 -p "$TCP_PORT" "$BIP"
+		grep -q "2000 iters" "$TMP/cli.out" || xr_die "ibv_srq_pingpong: $(cat "$TMP/cli.out")"
+		pass "ibv_srq_pingpong (16 QPs on one shared receive queue) at $loss loss"
+		perftest ib_send_bw "$loss" --use-srq
+		pass "ib_send_bw --use-srq at $loss loss: $RESULT"
 		for t in ib_write_bw ib_write_lat ib_send_bw ib_send_lat ib_read_bw ib_read_lat; do
 			perftest "$t" "$loss"
 			pass "$t at $loss loss: $RESULT"
@@ -253,7 +264,7 @@ run_plane_set() {
 		grep -q "client: all phases passed" "$TMP/cli.out" &&
 			grep -q "server: all phases passed" "$TMP/srv.out" ||
 			xr_die "itest_ibv_basic: $(cat "$TMP/cli.out" "$TMP/srv.out")"
-		grep -E "^client [A-F]:|^server [B-C]:" "$TMP/cli.out" "$TMP/srv.out" |
+		grep -E "^client [A-G]:|^server [B-CG]:" "$TMP/cli.out" "$TMP/srv.out" |
 			sed 's/^[^:]*:/     /'
 		pass "itest_ibv_basic at $loss loss"
 	done

@@ -2,7 +2,9 @@
 /*
  * Asynchronous events: a QP that failed on its own (peer silence, a
  * refused request, the peer's close) gives IBV_EVENT_QP_FATAL; a QP whose
- * connection exchange completed gives IBV_EVENT_COMM_EST.  They come from
+ * connection exchange completed gives IBV_EVENT_COMM_EST; shared receive
+ * queues (srq.c) give IBV_EVENT_SRQ_LIMIT_REACHED and, for a failed QP,
+ * IBV_EVENT_QP_LAST_WQE_REACHED.  They come from
  * libxroce's event handler (inside the library), are queued here and
  * announced on the context's async_fd (an eventfd, poll-able like the
  * kernel's).
@@ -86,8 +88,11 @@ XV_EXPORT int ibv_get_async_event(struct ibv_context *c,
 			*event = ctx->evq[ctx->ev_head++ % ctx->ev_cap];
 			got = true;
 			if (event->event_type == IBV_EVENT_QP_FATAL ||
-			    event->event_type == IBV_EVENT_COMM_EST)
+			    event->event_type == IBV_EVENT_COMM_EST ||
+			    event->event_type == IBV_EVENT_QP_LAST_WQE_REACHED)
 				xv_qp(event->element.qp)->events_delivered++;
+			else if (event->event_type == IBV_EVENT_SRQ_LIMIT_REACHED)
+				xv_srq(event->element.srq)->events_delivered++;
 		}
 		pthread_mutex_unlock(&ctx->ev_lock);
 		if (got)
@@ -97,6 +102,7 @@ XV_EXPORT int ibv_get_async_event(struct ibv_context *c,
 
 XV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 {
+	struct ibv_srq *srq;
 	struct ibv_qp *qp;
 	struct ibv_cq *cq;
 
@@ -117,6 +123,14 @@ XV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 		pthread_cond_signal(&qp->cond);
 		pthread_mutex_unlock(&qp->mutex);
 		break;
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+	case IBV_EVENT_SRQ_ERR:
+		srq = event->element.srq;
+		pthread_mutex_lock(&srq->mutex);
+		srq->events_completed++;
+		pthread_cond_signal(&srq->cond);
+		pthread_mutex_unlock(&srq->mutex);
+		break;
 	case IBV_EVENT_CQ_ERR:
 		cq = event->element.cq;
 		pthread_mutex_lock(&cq->mutex);
@@ -129,7 +143,7 @@ XV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 	}
 }
 
-void xv_async_forget(struct xv_context *ctx, struct ibv_qp *qp)
+void xv_async_forget(struct xv_context *ctx, const void *obj)
 {
 	uint32_t i, keep;
 
@@ -138,7 +152,7 @@ void xv_async_forget(struct xv_context *ctx, struct ibv_qp *qp)
 	for (i = ctx->ev_head; i != ctx->ev_tail; i++) {
 		struct ibv_async_event *e = &ctx->evq[i % ctx->ev_cap];
 
-		if (e->element.qp != qp)
+		if ((const void *)e->element.qp != obj)
 			ctx->evq[keep++ % ctx->ev_cap] = *e;
 	}
 	ctx->ev_tail = keep;

@@ -175,7 +175,9 @@ static int translate(struct xv_cq *cq, const struct xroce_wc *x, struct ibv_wc *
 		wc->wc_flags = IBV_WC_WITH_IMM;
 		wc->imm_data = htobe32(x->imm_data);
 	}
-	if (recv) {
+	if (recv && qp->srq) {
+		return xv_srq_complete(qp, x->wr_id, wc);
+	} else if (recv) {
 		pthread_mutex_lock(&qp->lock);
 		xv_rq_complete(qp, x->wr_id, wc);
 		if (wc->status != IBV_WC_SUCCESS)

@@ -232,6 +232,7 @@ static void set_ops(struct xv_context *ctx)
 	c->ops.req_notify_cq = xv_req_notify_cq;
 	c->ops.post_send = xv_post_send;
 	c->ops.post_recv = xv_post_recv;
+	c->ops.post_srq_recv = xv_post_srq_recv;
 	vc->sz = sizeof(*vc);
 	vc->query_port = xv_query_port;
 	vc->query_device_ex = xv_query_device_ex;

@@ -363,34 +363,6 @@ XV_EXPORT int ibv_resolve_eth_l2_from_gid(struct ibv_context *c,
 		       "its next hops itself");
 }
 
-#define NO_SRQ "xroce has no shared receive queues (max_srq is 0)"
-
-XV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
-					 struct ibv_srq_init_attr *attr)
-{
-	(void)pd; (void)attr;
-	return xv_null(EOPNOTSUPP, "ibv_create_srq: " NO_SRQ);
-}
-
-XV_EXPORT int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
-			     int mask)
-{
-	(void)srq; (void)attr; (void)mask;
-	return xv_fail(EOPNOTSUPP, "ibv_modify_srq: " NO_SRQ);
-}
-
-XV_EXPORT int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
-{
-	(void)srq; (void)attr;
-	return xv_fail(EOPNOTSUPP, "ibv_query_srq: " NO_SRQ);
-}
-
-XV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
-{
-	(void)srq;
-	return xv_fail(EOPNOTSUPP, "ibv_destroy_srq: " NO_SRQ);
-}
-
 #define NO_IMPORT "xroce objects cannot be shared between processes"
 
 XV_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)

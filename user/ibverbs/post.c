@@ -14,7 +14,9 @@
  * most XROCE_MAX_RECV_PER_STREAM of them at once (a SEND finding none is
  * refused and retried: receiver not ready); the ring is topped up as
  * receives complete.  A receive of several entries lands in a bounce
- * buffer of device memory and is copied out when it completes.
+ * buffer of device memory and is copied out when it completes.  A QP on a
+ * shared receive queue gets its receives lent by the SRQ (srq.c) into
+ * the same ring.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -192,12 +194,12 @@ int xv_post_send(struct ibv_qp *q, struct ibv_send_wr *wr,
 
 /* ---- receives ------------------------------------------------------------- */
 
-static void bounce_free(struct xv_qp *qp, struct xv_rwr *r)
+void xv_rwr_release(struct xv_context *ctx, struct xv_rwr *r)
 {
 	if (r->bounce_mr)
 		xroce_dereg_mr(r->bounce_mr);
 	if (r->bounce)
-		xroce_mem_free(qp->ctx->xd, r->bounce);
+		xroce_mem_free(ctx->xd, r->bounce);
 	r->bounce_mr = NULL;
 	r->bounce = NULL;
 }
@@ -257,7 +259,7 @@ void xv_rq_complete(struct xv_qp *qp, uint64_t xr_id, struct ibv_wc *wc)
 			left -= n;
 		}
 	}
-	bounce_free(qp, r);
+	xv_rwr_release(qp->ctx, r);
 	qp->rq_done = idx + 1;
 }
 
@@ -273,28 +275,18 @@ void xv_rq_flush_backlog(struct xv_qp *qp)
 
 		flush_wc(rcq, r->wr_id, qp->qp.qp_num, IBV_WC_RECV,
 			 IBV_WC_WR_FLUSH_ERR);
-		bounce_free(qp, r);
+		xv_rwr_release(qp->ctx, r);
 		qp->rq_sent++;
 	}
 	qp->rq_done = qp->rq_sent;
 }
 
-/* One receive into the ring: a positive errno, or -1 if it must complete
- * with a local protection error. */
-static int ring_add(struct xv_qp *qp, const struct ibv_recv_wr *wr)
+int xv_rwr_fill(struct xv_context *ctx, struct xv_pd *pd, struct xv_rwr *r,
+		const struct ibv_recv_wr *wr)
 {
-	struct xv_pd *pd = xv_pd(qp->qp.pd);
-	struct xv_rwr *r;
 	uint64_t total = 0;
-	int i;
+	int i, rc;
 
-	if (wr->num_sge < 0 || wr->num_sge > (int)qp->cap.max_recv_sge ||
-	    (wr->num_sge && !wr->sg_list))
-		return xv_fail(EINVAL, "ibv_post_recv: num_sge %d (the QP has %u)",
-			       wr->num_sge, qp->cap.max_recv_sge);
-	if (qp->rq_tail - qp->rq_done >= qp->rq_size)
-		return xv_fail(ENOMEM, "ibv_post_recv: QP %u: receive queue full "
-			       "(%u)", qp->qp.qp_num, qp->rq_size);
 	for (i = 0; i < wr->num_sge; i++) {
 		const struct ibv_sge *g = &wr->sg_list[i];
 
@@ -304,26 +296,43 @@ static int ring_add(struct xv_qp *qp, const struct ibv_recv_wr *wr)
 	}
 	if (total > UINT32_MAX)
 		return -1;
-	r = &qp->rq[qp->rq_tail & (qp->rq_size - 1)];
 	memset(r, 0, sizeof(*r));
 	r->wr_id = wr->wr_id;
 	r->num_sge = wr->num_sge;
 	memcpy(r->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(r->sge[0]));
 	r->len = (uint32_t)total;
-	if (wr->num_sge > 1 && total) {
-		int rc;
-
-		r->bounce = xroce_mem_alloc(qp->ctx->xd, total, 64);
-		if (!r->bounce)
-			return xv_fail(ENOMEM, "ibv_post_recv: no device memory for a "
-				       "%llu-byte bounce buffer", (unsigned long long)total);
-		rc = xroce_reg_mr(pd->xpd, r->bounce, total, XROCE_ACCESS_LOCAL_WRITE,
-				  &r->bounce_mr);
-		if (rc) {
-			bounce_free(qp, r);
-			return xv_lib_err(rc);
-		}
+	if (wr->num_sge <= 1 || !total)
+		return 0;
+	r->bounce = xroce_mem_alloc(ctx->xd, total, 64);
+	if (!r->bounce)
+		return xv_fail(ENOMEM, "ibv_post_recv: no device memory for a "
+			       "%llu-byte bounce buffer", (unsigned long long)total);
+	rc = xroce_reg_mr(pd->xpd, r->bounce, total, XROCE_ACCESS_LOCAL_WRITE,
+			  &r->bounce_mr);
+	if (rc) {
+		xv_rwr_release(ctx, r);
+		return xv_lib_err(rc);
 	}
+	return 0;
+}
+
+/* One receive into the ring: a positive errno, or -1 if it must complete
+ * with a local protection error. */
+static int ring_add(struct xv_qp *qp, const struct ibv_recv_wr *wr)
+{
+	int rc;
+
+	if (wr->num_sge < 0 || wr->num_sge > (int)qp->cap.max_recv_sge ||
+	    (wr->num_sge && !wr->sg_list))
+		return xv_fail(EINVAL, "ibv_post_recv: num_sge %d (the QP has %u)",
+			       wr->num_sge, qp->cap.max_recv_sge);
+	if (qp->rq_tail - qp->rq_done >= qp->rq_size)
+		return xv_fail(ENOMEM, "ibv_post_recv: QP %u: receive queue full "
+			       "(%u)", qp->qp.qp_num, qp->rq_size);
+	rc = xv_rwr_fill(qp->ctx, xv_pd(qp->qp.pd),
+			 &qp->rq[qp->rq_tail & (qp->rq_size - 1)], wr);
+	if (rc)
+		return rc;
 	qp->rq_tail++;
 	return 0;
 }
@@ -335,10 +344,12 @@ int xv_post_recv(struct ibv_qp *q, struct ibv_recv_wr *wr,
 	struct xv_cq *rcq = xv_cq(q->recv_cq);
 	int rc = 0;
 
-	if (q->state == IBV_QPS_RESET) {
+	if (q->state == IBV_QPS_RESET || qp->srq) {
 		if (bad)
 			*bad = wr;
-		return xv_fail(EINVAL, "ibv_post_recv: QP %u is in RESET", q->qp_num);
+		return xv_fail(EINVAL, "ibv_post_recv: QP %u %s", q->qp_num,
+			       qp->srq ? "takes its receives from its shared "
+			       "receive queue (ibv_post_srq_recv)" : "is in RESET");
 	}
 	pthread_mutex_lock(&qp->lock);
 	for (; wr; wr = wr->next) {

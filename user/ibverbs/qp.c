@@ -4,7 +4,8 @@
  * number is the xroce connection id, which the peer names in the
  * connection exchange) created in RESET; modify.c drives its states.
  * Reliable connected only: xroce connections are reliable and have one
- * peer, so UD, UC, XRC and raw packet QPs are EOPNOTSUPP.
+ * peer, so UD, UC, XRC and raw packet QPs are EOPNOTSUPP.  A QP on a
+ * shared receive queue attaches to it here (srq.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +36,10 @@ struct xv_qp *xv_qp_by_num(struct xv_context *ctx, uint32_t num)
 
 void xv_qp_mark_error(struct xv_qp *qp)
 {
+	if (qp->srq) {
+		xv_srq_qp_error(qp);
+		return;
+	}
 	pthread_mutex_lock(&qp->lock);
 	qp->errored = true;
 	xv_rq_flush_backlog(qp);
@@ -72,9 +77,10 @@ struct ibv_qp *xv_create_qp_ex(struct ibv_context *c,
 	if (a->qp_type != IBV_QPT_RC)
 		return xv_null(EOPNOTSUPP, "ibv_create_qp: QP type %d: xroce has "
 			       "reliable connected QPs only (IBV_QPT_RC)", a->qp_type);
-	if (a->srq)
-		return xv_null(EOPNOTSUPP, "ibv_create_qp: xroce has no shared "
-			       "receive queues (max_srq is 0)");
+	if (a->srq && (a->srq->context != c || a->srq->pd != a->pd))
+		return xv_null(EINVAL, "ibv_create_qp: the SRQ must be of the QP's "
+			       "context and PD (its receives are checked against "
+			       "the QP's regions)");
 	if (!a->send_cq || !a->recv_cq || a->send_cq->context != c ||
 	    a->recv_cq->context != c || a->pd->context != c)
 		return xv_null(EINVAL, "ibv_create_qp: send_cq, recv_cq and pd of "
@@ -92,7 +98,16 @@ struct ibv_qp *xv_create_qp_ex(struct ibv_context *c,
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return xv_null(ENOMEM, "ibv_create_qp: out of memory");
-	qp->rq_size = pow2_at_least(cap->max_recv_wr ? cap->max_recv_wr : 1);
+	if (a->srq) {
+		/* Room for a share; the library holds no more than this. */
+		qp->rq_size = pow2_at_least(xv_srq(a->srq)->max_wr);
+		if (qp->rq_size > XROCE_MAX_RECV_PER_STREAM)
+			qp->rq_size = XROCE_MAX_RECV_PER_STREAM;
+		cap->max_recv_wr = 0;    /* as rdma-core: the SRQ's count */
+		cap->max_recv_sge = 0;
+	} else {
+		qp->rq_size = pow2_at_least(cap->max_recv_wr ? cap->max_recv_wr : 1);
+	}
 	qp->rq = calloc(qp->rq_size, sizeof(*qp->rq));
 	if (!qp->rq) {
 		free(qp);
@@ -131,8 +146,16 @@ struct ibv_qp *xv_create_qp_ex(struct ibv_context *c,
 	qp->qp.qp_num = num;
 	qp->qp.state = IBV_QPS_RESET;
 	qp->qp.qp_type = IBV_QPT_RC;
+	qp->qp.srq = a->srq;
 	pthread_mutex_init(&qp->qp.mutex, NULL);
 	pthread_cond_init(&qp->qp.cond, NULL);
+	if (a->srq && xv_srq_attach(xv_srq(a->srq), qp)) {
+		xroce_destroy_qp(qp->xqp);
+		pthread_mutex_destroy(&qp->lock);
+		free(qp->rq);
+		free(qp);
+		return xv_null(ENOMEM, "ibv_create_qp: out of memory");
+	}
 	pthread_mutex_lock(&ctx->lock);
 	if (num < ctx->qp_tab_size)
 		ctx->qp_tab[num] = qp;
@@ -175,6 +198,8 @@ XV_EXPORT int ibv_destroy_qp(struct ibv_qp *q)
 	/* The library logs why if it fails; the QP is gone for the
 	 * application either way (as rdma-core's after a failed destroy). */
 	xroce_destroy_qp(qp->xqp);
+	if (qp->srq)
+		xv_srq_detach(qp->srq, qp);
 	xv_async_forget(ctx, q);
 	pthread_mutex_lock(&q->mutex);
 	while (q->events_completed != qp->events_delivered)

@@ -197,7 +197,10 @@ int xv_query_device_ex(struct ibv_context *c,
 	o->max_qp_init_rd_atom = o->max_qp_rd_atom;
 	o->max_res_rd_atom = o->max_qp_rd_atom * (int)caps.max_qp_total;
 	o->atomic_cap = IBV_ATOMIC_NONE;
-	o->max_srq = 0;              /* receives are per QP (per stream) */
+	/* SRQs lend their receives to the QPs (srq.c): one per QP at most */
+	o->max_srq = (int)caps.max_qp_total;
+	o->max_srq_wr = XV_MAX_SRQ_WR;
+	o->max_srq_sge = XV_MAX_SGE;
 	o->max_pkeys = 1;
 	o->local_ca_ack_delay = 15;
 	o->phys_port_cnt = 1;

@@ -15,6 +15,7 @@
  *   qp.c       queue pairs: create, destroy, query
  *   modify.c   the QP state machine (ibv_modify_qp) -> xroce_qp_bind
  *   post.c     post_send, post_recv (receive ring and backlog)
+ *   srq.c      shared receive queues: receives lent to the attached QPs
  *   misc.c     strings, rate conversions, sysfs and kernel-ABI helpers,
  *              and the verbs xroce does not have (EOPNOTSUPP)
  *
@@ -176,8 +177,8 @@ void xv_channel_forget(struct xv_channel *ch, struct xv_cq *cq);
 /* ---- async.c -------------------------------------------------------------- */
 void xv_async_handler(const struct xroce_event *ev, void *arg);
 void xv_async_post(struct xv_context *ctx, const struct ibv_async_event *ev);
-/* Forget queued events of qp (it is being destroyed). */
-void xv_async_forget(struct xv_context *ctx, struct ibv_qp *qp);
+/* Forget queued events of a QP or SRQ (it is being destroyed). */
+void xv_async_forget(struct xv_context *ctx, const void *obj);
 
 /* ---- qp.c, modify.c, post.c ----------------------------------------------- */
 /* A receive as the application posted it. */
@@ -192,6 +193,7 @@ struct xv_rwr {
 	uint32_t len;
 };
 
+struct xv_srq;
 struct xv_qp {
 	struct ibv_qp qp;            /* first */
 	struct xv_context *ctx;
@@ -209,6 +211,10 @@ struct xv_qp {
 	struct xv_rwr *rq;
 	uint32_t rq_size;            /* power of two */
 	uint32_t rq_done, rq_sent, rq_tail;
+	/* attached to a shared receive queue: the ring holds the receives
+	 * it lent this QP (srq.c), and its lock is taken before qp->lock */
+	struct xv_srq *srq;
+	bool last_wqe;               /* IBV_EVENT_QP_LAST_WQE_REACHED posted */
 };
 
 static inline struct xv_qp *xv_qp(struct ibv_qp *q)
@@ -220,6 +226,12 @@ int xv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		 struct ibv_send_wr **bad);
 int xv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		 struct ibv_recv_wr **bad);
+/* Fill r from an application's receive request, checked against pd: 0, a
+ * positive errno (logged), or -1 if its memory is outside pd's regions. */
+int xv_rwr_fill(struct xv_context *ctx, struct xv_pd *pd, struct xv_rwr *r,
+		const struct ibv_recv_wr *wr);
+/* Release what xv_rwr_fill took (a bounce buffer). */
+void xv_rwr_release(struct xv_context *ctx, struct xv_rwr *r);
 /* Hand waiting receives to the library (qp->lock held). */
 void xv_rq_top_up(struct xv_qp *qp);
 /* A receive completion from the library: the application's wr_id, the
@@ -234,5 +246,48 @@ void xv_qp_mark_error(struct xv_qp *qp);
 
 struct ibv_qp *xv_create_qp_ex(struct ibv_context *c,
 			       struct ibv_qp_init_attr_ex *attr);
+
+/* ---- srq.c ---------------------------------------------------------------- */
+/* A shared receive queue.  Receives wait in its pool and are lent to the
+ * attached QPs, each QP holding at most its share (the receives posted and
+ * not yet completed, divided among the QPs), so that the QP whose message
+ * arrives finds one in place for XDP.  A receive a QP could not use (the QP
+ * failed or was destroyed) goes back to the pool, never to a flush. */
+struct xv_srq {
+	struct ibv_srq srq;          /* first */
+	struct xv_context *ctx;
+	pthread_mutex_t lock;        /* taken before an attached QP's lock */
+	struct xv_rwr *pool;         /* receives not lent: a ring */
+	uint32_t size;               /* power of two, >= max_wr */
+	uint32_t head, tail;
+	uint32_t max_wr, max_sge;
+	uint32_t posted;             /* posted, not yet completed: pool + lent */
+	uint32_t limit;              /* IBV_SRQ_LIMIT armed, 0 if not */
+	struct xv_qp **qps;          /* attached QPs */
+	uint32_t nqp, qcap;
+	uint32_t rr;                 /* where the next lending round starts */
+	uint32_t events_delivered;   /* async events handed out */
+};
+
+#define XV_MAX_SRQ_WR XV_MAX_WR
+
+static inline struct xv_srq *xv_srq(struct ibv_srq *s)
+{
+	return (struct xv_srq *)s;
+}
+
+int xv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad);
+/* Attach a new QP (its ring is empty) and lend it its share. */
+int xv_srq_attach(struct xv_srq *srq, struct xv_qp *qp);
+/* The QP is being destroyed (the library no longer places into its
+ * receives): every receive it holds goes back to the pool. */
+void xv_srq_detach(struct xv_srq *srq, struct xv_qp *qp);
+/* A receive completion of a QP on an SRQ (instead of xv_rq_complete): 0
+ * if it is to be dropped (a flush: the receive went back to the pool). */
+int xv_srq_complete(struct xv_qp *qp, uint64_t xr_id, struct ibv_wc *wc);
+/* The QP failed: receives the library does not hold go back now, the
+ * others as the library flushes them (qp->srq->lock not held). */
+void xv_srq_qp_error(struct xv_qp *qp);
 
 #endif /* XV_H */
