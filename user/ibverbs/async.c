@@ -100,6 +100,15 @@ XV_EXPORT int ibv_get_async_event(struct ibv_context *c,
 	}
 }
 
+/* One more event of an object acknowledged: its destroy may go on. */
+static void acked(pthread_mutex_t *mutex, pthread_cond_t *cond, uint32_t *done)
+{
+	pthread_mutex_lock(mutex);
+	(*done)++;
+	pthread_cond_signal(cond);
+	pthread_mutex_unlock(mutex);
+}
+
 XV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 {
 	struct ibv_srq *srq;
@@ -118,25 +127,16 @@ XV_EXPORT void ibv_ack_async_event(struct ibv_async_event *event)
 	case IBV_EVENT_PATH_MIG_ERR:
 	case IBV_EVENT_QP_LAST_WQE_REACHED:
 		qp = event->element.qp;
-		pthread_mutex_lock(&qp->mutex);
-		qp->events_completed++;
-		pthread_cond_signal(&qp->cond);
-		pthread_mutex_unlock(&qp->mutex);
+		acked(&qp->mutex, &qp->cond, &qp->events_completed);
 		break;
 	case IBV_EVENT_SRQ_LIMIT_REACHED:
 	case IBV_EVENT_SRQ_ERR:
 		srq = event->element.srq;
-		pthread_mutex_lock(&srq->mutex);
-		srq->events_completed++;
-		pthread_cond_signal(&srq->cond);
-		pthread_mutex_unlock(&srq->mutex);
+		acked(&srq->mutex, &srq->cond, &srq->events_completed);
 		break;
 	case IBV_EVENT_CQ_ERR:
 		cq = event->element.cq;
-		pthread_mutex_lock(&cq->mutex);
-		cq->async_events_completed++;
-		pthread_cond_signal(&cq->cond);
-		pthread_mutex_unlock(&cq->mutex);
+		acked(&cq->mutex, &cq->cond, &cq->async_events_completed);
 		break;
 	default:
 		break;
