@@ -49,7 +49,9 @@ static void apply_result_skip(struct xroce_qp *qp, int pi,
 			qp->st.fast_retx++;
 		}
 	}
-	if (res->nacked)
+	/* Never back: a packet parked by "receiver not ready" holds the
+	 * clock at its due time (handle_rnr), later than now. */
+	if (res->nacked && qp->dev->now_ns > qp->last_progress_ns)
 		qp->last_progress_ns = qp->dev->now_ns;
 }
 
@@ -163,9 +165,11 @@ static void handle_rnr(struct xroce_qp *qp, uint32_t csn, struct xr_pk *pk,
 			       w->rnr_count + 1, (unsigned long long)w->wr_id);
 			return;
 		}
-		w->rnr_count++;
+		if (w->rnr_count < UINT32_MAX)
+			w->rnr_count++;
 		due = qp->dev->now_ns + (qp->rnr_timer_ns <<
-			(w->rnr_count - 1 < 16 ? w->rnr_count - 1 : 16));
+			(w->rnr_count - 1 < XR_RNR_MAX_SHIFT ? w->rnr_count - 1 :
+			 XR_RNR_MAX_SHIFT));
 	}
 	if (qp->rnr_tail - qp->rnr_head >= qp->pk_win) {
 		/* Cannot happen: at most one entry per packet in flight. */
@@ -359,10 +363,19 @@ uint64_t xr_qp_timers(struct xroce_qp *qp)
 			dl = now + (uint64_t)qp->timeout_ms * 1000000ull;
 		}
 		if (now >= dl) {
-			char why[96];
+			char why[160];
+			uint32_t c, n = 0, parked = 0, queued = 0;
 
+			for (c = qp->csn_una; c != qp->csn_next; c++, n++) {
+				const struct xr_pk *pk = xr_pk_at(qp, c);
+
+				parked += pk->rnr;
+				queued += pk->queued;
+			}
 			snprintf(why, sizeof(why), "no acknowledgement from the peer "
-				 "for %u ms", qp->timeout_ms);
+				 "for %u ms (%u packets unacknowledged: %u waiting "
+				 "out receiver-not-ready, %u queued to resend)",
+				 qp->timeout_ms, n, parked, queued);
 			xr_qp_fail(qp, XROCE_WC_RETRY_EXC_ERR, why);
 			return UINT64_MAX;
 		}

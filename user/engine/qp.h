@@ -66,11 +66,18 @@ struct xr_swr {
 	uint8_t kind;                      /* XR_WK_* */
 	uint8_t resp_done;                 /* READ: the answer has landed */
 	uint8_t done;                      /* completed (CQE written or not due) */
-	uint8_t rnr_count;                 /* receiver-not-ready retries used */
 	uint8_t fenced;                    /* READ_RESP: its region went away;
 					    * it sends "cannot answer" instead */
 	uint32_t src_rkey;                 /* READ_RESP: the region it reads */
+	uint32_t rnr_count;                /* receiver-not-ready retries used
+	                                    * (saturating) */
 };
+
+/* The wait before a retry after "receiver not ready" doubles from the
+ * responder's rnr_timer up to this power of two, then stays: a request
+ * allowed to retry forever (ibverbs' rnr_retry 7) retries every
+ * 64 x rnr_timer at the slowest, not after seconds. */
+#define XR_RNR_MAX_SHIFT 6
 
 /* A packet (CSN) of the connection, in flight or waiting to be resent. */
 enum { XR_PK_FREE = 0, XR_PK_INFLIGHT = 1, XR_PK_ACKED = 2 };
