@@ -38,13 +38,14 @@ BASE_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -fPIC
 # upwards does not compile (tests/lint/layers.sh checks the rest).
 #   util    shared with the xroce command: finding maps, counter names
 #   algo    pure algorithms, clock injected: cc, txpath, rtt, heap, csum
-#   io      AF_XDP, XDP-built frames, netlink routes, frame templates
+#   io      AF_XDP, XDP-built frames, the receive-recall program (its
+#           skeleton from build/), netlink routes, frame templates
 #   engine  the transport: devices, QPs, progress, control plane
 #   api     the public xroce_* calls (include/xroce/xroce.h)
 LAYERS := util algo io engine api
 LAYER_INC_util := -Iuser/util
 LAYER_INC_algo := -Iuser/algo
-LAYER_INC_io := -Iuser/io -Iuser/algo
+LAYER_INC_io := -Iuser/io -Iuser/algo -I$(BUILD)
 LAYER_INC_engine := -Iuser/engine -Iuser/io -Iuser/algo -Iuser/util
 LAYER_INC_api := -Iuser/engine
 # The libfabric provider (build/lib/libxroce-fi.so) is a layer above the
@@ -144,6 +145,9 @@ $(BUILD)/obj/%.o: user/%.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(BASE_CFLAGS) $(LAYER_INC_$(call layer_of,$@)) -c $< -o $@
+
+# The io layer embeds the receive-recall program's skeleton.
+$(BUILD)/obj/io/rqrecall.o $(BUILD)/san/io/rqrecall.o: $(BUILD)/rqrecall.skel.h
 
 $(BUILD)/san/%.o: user/%.c $(LIB_HDRS)
 	@mkdir -p $(dir $@)

@@ -637,6 +637,28 @@ XR_INLINE int xr_evt_rekey(void *evq, struct xr_evt *e, __u32 conn_id,
 	return 0;
 }
 
+/* Event: the first packet of a SEND was refused "receiver not ready": the
+ * library learns which receive its QP lacks (a shared receive queue may
+ * move one there).  Only the first packet: once per round of the sender's
+ * retries, with no state here; and only within the connection's share of
+ * the ring. */
+XR_INLINE void xr_evt_rnr(void *evq, struct xr_evt *e,
+			  const struct xr_rx_pkt *pk, __u32 domain, __u64 now)
+{
+	if (pk->msg_off ||
+	    xr_evq_room(evq, domain, pk->conn_id, XR_EVQ_RESERVE,
+			XR_STAT_DROP_EVQ_FULL))
+		return;
+	__builtin_memset(e, 0, sizeof(*e));
+	e->type = XR_EVT_RNR;
+	e->path = pk->path;
+	e->conn = pk->conn_id;
+	e->rx_ns = now;
+	e->rnr.msn = pk->msn;
+	e->rnr.stream = pk->stream;
+	xr_evt_send(evq, e);
+}
+
 /* Place, account, tell: a new READ_REQ goes to the library and is answered
  * at once, and so is a READ_RESP that says the read failed; new data is
  * placed and counted toward its message, whose RECV event goes out when
@@ -777,6 +799,8 @@ static __noinline int xr_rx_data(struct xdp_md *ctx, struct xr_hdrs *h,
 	if (v.new_active)
 		xr_act_count(now / xr_act_window(cfg));
 	xr_rx_deliver(ctx, h, &pk, d, evq, c, pos, now, sc, &v);
+	if (v.nak == XR_NAK_RNR)
+		xr_evt_rnr(evq, &sc->e, &pk, c->domain, now);
 	if (!xr_rx_answer_due(&pk, &v, &sc->ai))
 		return XDP_DROP; /* consumed; a later ACK covers it */
 	return xr_rx_answer(ctx, h->v6, &pk, &sc->ai, &v,

@@ -233,9 +233,20 @@ struct xr_rx_state {
 /* ---- xr_rq: HASH posted receives, for SEND placement ------------------ */
 /* The library posts the n-th receive of a stream under slot n % XR_RQ_SLOTS
  * with msn = n; a SEND carrying MSN n lands in it, or is NAKed "receiver
- * not ready" if nothing (or an older receive) is there. */
+ * not ready" if nothing (or an older receive) is there.
+ *
+ * state: the first packet of the SEND claims the receive (OPEN -> TAKEN,
+ * compare-and-swap); the library may take back a receive no packet has
+ * claimed (OPEN -> RECALLED, by the syscall program bpf/rqrecall.bpf.c,
+ * the same compare-and-swap), after which the SEND is NAKed "receiver not
+ * ready" until a receive is posted again.  One of the two wins, so a
+ * receive is never both written and handed elsewhere (shared receive
+ * queues move receives between QPs this way). */
 #define XR_RQ_SLOTS 256
 #define XR_DEFAULT_MAX_RQ 65536
+#define XR_RQ_OPEN 0
+#define XR_RQ_TAKEN 1
+#define XR_RQ_RECALLED 2
 
 struct xr_rq_key {
 	__u32 conn;
@@ -247,6 +258,19 @@ struct xr_rq_ent {
 	__u32 msn;
 	__u32 len;               /* buffer length */
 	__u64 mem_off;           /* buffer's position in the domain's memory */
+	__u32 state;             /* XR_RQ_*: posted as OPEN */
+	__u32 rsvd;
+};
+
+/* The argument (context) of a test run of bpf/rqrecall.bpf.c: take back
+ * receive msn posted under key, if no packet claimed it.  The run's return
+ * value: XR_RQ_OPEN (recalled now), XR_RQ_TAKEN (a SEND has it),
+ * XR_RQ_RECALLED (already), or XR_RQ_GONE (no such receive). */
+#define XR_RQ_GONE 3
+struct xr_rq_recall {
+	struct xr_rq_key key;
+	__u32 msn;
+	__u32 rsvd;
 };
 
 /* ---- xr_reads: HASH open READ windows, for READ_RESP placement -------- */
@@ -452,6 +476,10 @@ enum xr_evt_type {
 	XR_EVT_BIND = 6,         /* a peer's BIND half: struct xr_evt_bind */
 	XR_EVT_REKEY = 7,        /* keyed: the peer's stream moved to a new key
 	                          * epoch; install the next one */
+	XR_EVT_RNR = 8,          /* a SEND's first packet found no receive
+	                          * posted: NAKed "receiver not ready"
+	                          * (struct xr_evt_rnr); once per retry of the
+	                          * sender, not per packet */
 };
 
 /* struct xr_evt_recv.flags */
@@ -513,6 +541,12 @@ struct xr_evt_rekey {
 	__u32 rsvd;
 };
 
+struct xr_evt_rnr {
+	__u32 msn;               /* the receive the SEND needs */
+	__u16 stream;
+	__u16 rsvd;
+};
+
 struct xr_evt {
 	__u16 type;              /* enum xr_evt_type */
 	__u8 path;
@@ -526,6 +560,7 @@ struct xr_evt {
 		struct xr_evt_probe probe;
 		struct xr_evt_read read;
 		struct xr_evt_rekey rekey;
+		struct xr_evt_rnr rnr;
 	};
 };
 

@@ -429,6 +429,16 @@ struct xroce_recv_wr {
 int xroce_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 		    struct xroce_recv_wr **bad_wr);
 
+/* Take back the receive posted last on a stream, if no packet of a SEND
+ * has reached it yet (checked atomically against the XDP program's claim,
+ * so a receive is never both filled and handed back).  0 with *wr_id its
+ * work request id: it will not complete, and the SEND it was for is
+ * refused "receiver not ready" until a receive is posted again.
+ * -EBUSY: a message has it or waits to complete; -ENOENT: none posted.
+ * Shared receive queues use it (with XROCE_EVENT_RECV_NEEDED) to move
+ * receives to the QP that needs one. */
+int xroce_recall_recv(struct xroce_qp *qp, uint16_t stream, uint64_t *wr_id);
+
 /* ---- discovery, limits ---------------------------------------------- */
 /* Interfaces of the calling network namespace that carry xroce's XDP
  * program, in ifindex order: up to max names copied, the total returned
@@ -531,12 +541,20 @@ enum xroce_event_type {
 	/* The QP reached XROCE_QPS_RTS through xroce_qp_bind:
 	 * IBV_EVENT_COMM_EST. */
 	XROCE_EVENT_QP_ESTABLISHED = 2,
+	/* A SEND arrived for receive msn of stream and found none posted: its
+	 * sender was told "receiver not ready" and will retry.  Given again
+	 * at each retry (when its first packet arrives), none when the
+	 * receive has been posted since.  Also given when a WRITE_WITH_IMM
+	 * waits for a receive to complete. */
+	XROCE_EVENT_RECV_NEEDED = 3,
 };
 
 struct xroce_event {
 	enum xroce_event_type type;
 	struct xroce_qp *qp;
 	uint32_t qp_num;
+	uint16_t stream;           /* XROCE_EVENT_RECV_NEEDED */
+	uint32_t msn;              /* XROCE_EVENT_RECV_NEEDED */
 };
 
 /* Device-wide asynchronous events (ibverbs' ibv_get_async_event).  The
@@ -586,6 +604,8 @@ struct xroce_qp_stats {
 					 * deregistration of their region before
 					 * all their ACKs came: the rest is sent
 					 * and resent as "cannot answer" */
+	uint64_t recv_needed;           /* XROCE_EVENT_RECV_NEEDED given */
+	uint64_t recv_recalled;         /* receives taken back (xroce_recall_recv) */
 };
 
 int xroce_qp_stats(const struct xroce_qp *qp, struct xroce_qp_stats *st);

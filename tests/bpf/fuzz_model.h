@@ -49,6 +49,7 @@ struct model {
 	struct m_rx rx[FZ_NCONN];        /* by index into fz_conns */
 	uint64_t msgs[FZ_NCONN][XR_MSG_SLOTS];
 	uint64_t ring_used[D_N];         /* bytes queued, not yet consumed */
+	uint32_t rq_state[FZ_NRQ];       /* XR_RQ_* of fz_rqs[i] */
 	int verify_csum;
 	uint32_t capacity;               /* cfg rate_capacity_mbps */
 };
@@ -70,6 +71,8 @@ static void m_init(struct model *m)
 
 	memset(m, 0, sizeof(*m));
 	m->verify_csum = 1;
+	for (i = 0; i < FZ_NRQ; i++)
+		m->rq_state[i] = fz_rqs[i].state;
 	for (i = 0; i < FZ_NCONN; i++) {
 		m->rx[i].csn_next = fz_init_csn(fz_conns[i].id);
 		for (p = 0; p < XR_MAX_PATHS; p++)
@@ -405,12 +408,15 @@ static uint8_t m_check_mr(const struct fz_conn *c, uint32_t rkey,
 	return m_check_pos(c, *pos, len);
 }
 
-/* SEND: the receive posted for (stream, MSN). */
-static uint8_t m_check_send(const struct fz_conn *c, uint16_t stream,
-			    uint32_t msn, uint32_t msg_len, uint32_t msg_off,
-			    uint32_t plen, uint64_t *pos)
+/* SEND: the receive posted for (stream, MSN), unless the library took it
+ * back; *rq its index in fz_rqs when it may land there (to be claimed). */
+static uint8_t m_check_send(const struct model *m, const struct fz_conn *c,
+			    uint16_t stream, uint32_t msn, uint32_t msg_len,
+			    uint32_t msg_off, uint32_t plen, uint64_t *pos,
+			    int *rq)
 {
 	const struct fz_rq *r = fz_rq_find(c->id, stream, msn);
+	uint8_t nak;
 
 	if (!r || r->msn != msn)
 		return XR_NAK_RNR;
@@ -419,7 +425,13 @@ static uint8_t m_check_send(const struct fz_conn *c, uint16_t stream,
 	if (r->mem_off > (1ull << 48))
 		return XR_NAK_BOUNDS;
 	*pos = r->mem_off + msg_off;
-	return m_check_pos(c, *pos, plen);
+	nak = m_check_pos(c, *pos, plen);
+	if (nak)
+		return nak;
+	if (m->rq_state[r - fz_rqs] == XR_RQ_RECALLED)
+		return XR_NAK_RNR;
+	*rq = (int)(r - fz_rqs);
+	return 0;
 }
 
 /* READ_RESP: the window its read opened, filled exactly. */
@@ -555,7 +567,7 @@ static void m_data(struct model *m, const uint8_t *f, size_t n,
 	const uint8_t *pl;
 	uint64_t raddr, token, pos = 0;
 	uint8_t path, flags, opcode, nak = 0, aflags;
-	int why, d, ci, pv, cv = M_OLD, ce, done = 0, gap, i, dup;
+	int why, d, ci, pv, cv = M_OLD, ce, done = 0, gap, i, dup, rq = -1;
 	struct m_rx *r;
 	struct m_path *mp;
 	uint64_t sack[XR_SACK_WORDS];
@@ -624,14 +636,18 @@ static void m_data(struct model *m, const uint8_t *f, size_t n,
 			nak = m_check_mr(c, rkey, raddr, plen,
 					 XR_ACCESS_REMOTE_WRITE, &pos);
 		else if (opcode == XR_OP_SEND || opcode == XR_OP_SEND_IMM)
-			nak = m_check_send(c, stream, rkey, msg_len, msg_off,
-					   plen, &pos);
+			nak = m_check_send(m, c, stream, rkey, msg_len, msg_off,
+					   plen, &pos, &rq);
 		else if (opcode == XR_OP_READ_RESP)
 			nak = m_check_read_resp(c, rkey, msg_len, msg_off, plen,
 						&pos);
 		else
 			nak = XR_NAK_BAD_OPCODE;
 	}
+	/* The first packet that may land in a receive claims it, before any
+	 * later step decides whether this one is taken. */
+	if (rq >= 0 && !dup && m->rq_state[rq] == XR_RQ_OPEN)
+		m->rq_state[rq] = XR_RQ_TAKEN;
 	d = fz_dom_idx(c->c.domain);
 	if (!nak && opcode != XR_OP_READ_REQ) {
 		p->may_write = 1;
@@ -768,6 +784,24 @@ static void m_data(struct model *m, const uint8_t *f, size_t n,
 			e->recv.raddr_end = raddr + (uint32_t)(msg_len - msg_off);
 			e->recv.rkey = rkey;
 			e->recv.ssn = ssn;
+		} else {
+			m_count(p, XR_STAT_EVT_LOST);
+		}
+	}
+	/* A SEND's first packet found no receive: the library is told which
+	 * (within the ring's reserve, like data). */
+	if (nak == XR_NAK_RNR && !msg_off &&
+	    m->ring_used[d] <= XR_EVQ_BYTES - XR_EVQ_RESERVE) {
+		if (m_ring_put(m, d)) {
+			struct xr_evt *e = &p->ev;
+
+			p->nev = 1;
+			p->ev_dom = d;
+			e->type = XR_EVT_RNR;
+			e->path = path;
+			e->conn = conn_id;
+			e->rnr.msn = rkey;
+			e->rnr.stream = stream;
 		} else {
 			m_count(p, XR_STAT_EVT_LOST);
 		}

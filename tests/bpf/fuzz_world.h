@@ -144,26 +144,34 @@ static const struct fz_mr *fz_mr_find(uint32_t key)
  * at mem_off of its connection's domain.  Edges: a buffer reaching past
  * the memory, one "as long as it likes", a slot holding another MSN (a
  * stale entry), a mem_off above 2^48, MSN 2^32-1, stream 0xffff, a dead
- * domain's. */
+ * domain's, one the library took back (RECALLED) and one a SEND claimed
+ * (TAKEN) before the run.  Every other one starts OPEN and is claimed by
+ * the first packet that may land in it. */
 struct fz_rq {
 	uint32_t conn;
 	uint16_t stream;
 	uint32_t msn;            /* slot = msn % XR_RQ_SLOTS */
 	uint32_t len;
 	uint64_t mem_off;
+	uint32_t state;          /* XR_RQ_*, as posted */
 };
 
 static const struct fz_rq fz_rqs[] = {
-	{ 1, 0, 100, 0x400, 0x18000 }, { 1, 0, 101, 0x400, 0x18400 },
-	{ 1, 0, 102, 0x400, 0x18800 }, { 1, 0, 103, 0x40, 0x18c00 },
-	{ 1, 1, 300, 0x2000, 0x1f000 },         /* half past the memory */
-	{ 1, 1, 301, 0xffffffffu, 0x19000 },    /* any length */
-	{ 1, 2, 263, 0x100, 0x19800 },          /* slot 7: MSN 7 is stale */
-	{ 1, 2, 8, 0x100, 1ull << 49 },         /* beyond 2^48 */
-	{ 2, 0, 0, 0x200, 0x1a000 }, { 2, 0, 1, 0x200, 0x1a200 },
-	{ 3, 0, 0xffffffffu, 0x1000, 0xd000 },  /* slot 255 */
-	{ 8191, 0xffff, 5, 0x800, 0xe000 },
-	{ 7, 0, 1, 0x100, 0x0 },                /* dead domain */
+	{ 1, 0, 100, 0x400, 0x18000, XR_RQ_OPEN },
+	{ 1, 0, 101, 0x400, 0x18400, XR_RQ_OPEN },
+	{ 1, 0, 102, 0x400, 0x18800, XR_RQ_OPEN },
+	{ 1, 0, 103, 0x40, 0x18c00, XR_RQ_OPEN },
+	{ 1, 1, 300, 0x2000, 0x1f000, XR_RQ_OPEN },         /* half past the memory */
+	{ 1, 1, 301, 0xffffffffu, 0x19000, XR_RQ_OPEN },    /* any length */
+	{ 1, 2, 263, 0x100, 0x19800, XR_RQ_OPEN },          /* slot 7: MSN 7 is stale */
+	{ 1, 2, 8, 0x100, 1ull << 49, XR_RQ_OPEN },         /* beyond 2^48 */
+	{ 2, 0, 0, 0x200, 0x1a000, XR_RQ_OPEN },
+	{ 2, 0, 1, 0x200, 0x1a200, XR_RQ_OPEN },
+	{ 3, 0, 0xffffffffu, 0x1000, 0xd000, XR_RQ_OPEN },  /* slot 255 */
+	{ 8191, 0xffff, 5, 0x800, 0xe000, XR_RQ_OPEN },
+	{ 7, 0, 1, 0x100, 0x0, XR_RQ_OPEN },                /* dead domain */
+	{ 2, 0, 2, 0x200, 0x1a400, XR_RQ_RECALLED }, /* taken back */
+	{ 2, 0, 3, 0x200, 0x1a600, XR_RQ_TAKEN },    /* claimed already */
 };
 #define FZ_NRQ (sizeof(fz_rqs) / sizeof(fz_rqs[0]))
 
@@ -196,8 +204,9 @@ static const struct fz_rq *fz_rq_find(uint32_t conn, uint16_t stream,
 	return NULL;
 }
 
-static void fz_rq_kv(const struct fz_rq *r, struct xr_rq_key *k,
-		     struct xr_rq_ent *v)
+/* Its entry in xr_rq, in state (XR_RQ_*). */
+static void fz_rq_kv(const struct fz_rq *r, uint32_t state,
+		     struct xr_rq_key *k, struct xr_rq_ent *v)
 {
 	memset(k, 0, sizeof(*k));
 	memset(v, 0, sizeof(*v));
@@ -207,6 +216,7 @@ static void fz_rq_kv(const struct fz_rq *r, struct xr_rq_key *k,
 	v->msn = r->msn;
 	v->len = r->len;
 	v->mem_off = r->mem_off;
+	v->state = state;
 }
 
 static void fz_read_kv(const struct fz_read *r, struct xr_read_key *k,
@@ -392,7 +402,7 @@ static int fz_world_up(struct fz_world *w, int (*on_event)(void *, void *,
 		struct xr_rq_key k;
 		struct xr_rq_ent v;
 
-		fz_rq_kv(&fz_rqs[i], &k, &v);
+		fz_rq_kv(&fz_rqs[i], fz_rqs[i].state, &k, &v);
 		if (bpf_map_update_elem(w->p.rq, &k, &v, BPF_ANY))
 			return -errno;
 	}

@@ -155,6 +155,32 @@ static void check_bind(struct env *e, const struct step *st, const uint8_t *in,
 		ERR(e, "bind record: the message differs from the frame's");
 }
 
+/* K_POSTRQ, K_RECALL: a receive posted, or taken back as the library
+ * takes it back. */
+static void rq_step(struct env *e, const struct step *st)
+{
+	const struct mrdef *m = &mrs[st->rk];
+	struct xr_rq_key k = { .conn = CONN, .stream = RQ_STREAM,
+			       .slot = (uint16_t)(m->key % XR_RQ_SLOTS) };
+	struct xr_rq_ent v = { .msn = m->key, .len = st->plen,
+			       .mem_off = m->mr.mem_off + st->roff,
+			       .state = XR_RQ_OPEN };
+	char why[160];
+	int rc;
+
+	if (st->kind == K_POSTRQ) {
+		if (bpf_map_update_elem(e->w->rq, &k, &v, BPF_ANY))
+			ERR(e, "cannot post the receive: %s", strerror(errno));
+		return;
+	}
+	if (!e->rqr && xr_rqrecall_open(&e->rqr, e->w->rq, why, sizeof(why))) {
+		ERR(e, "%s", why);
+		return;
+	}
+	rc = xr_rqrecall_run(e->rqr, &k, m->key);
+	EQ(e, "recall answer", rc, st->recall);
+}
+
 static void check_events(struct env *e, const struct step *st,
 			 const struct built *b, const uint8_t *in, size_t n)
 {
@@ -194,6 +220,14 @@ static void check_events(struct env *e, const struct step *st,
 		EQ(e, "recv.raddr_end", ev->recv.raddr_end,
 		   m->mr.iova + st->recv_end);
 		EQ(e, "recv.rkey", ev->recv.rkey, m->key);
+		return;
+	}
+	if (st->ev == EV_RNR) {
+		EQ(e, "event type", ev->type, XR_EVT_RNR);
+		EQ(e, "event conn", ev->conn, CONN);
+		EQ(e, "event path", ev->path, b->path);
+		EQ(e, "rnr.msn", ev->rnr.msn, mrs[st->rk].key);
+		EQ(e, "rnr.stream", ev->rnr.stream, b->stream);
 		return;
 	}
 	/* ACK / NAK / PROBE_REPLY: the event is the frame's body in host
@@ -350,6 +384,10 @@ static void run_step(struct env *e, const struct step *st, int idx)
 		    bpf_map_update_elem(e->w->ifs, &lo, &st->ifflags, BPF_ANY) :
 		    bpf_map_delete_elem(e->w->ifs, &lo) && errno != ENOENT)
 			ERR(e, "cannot set xr_ifs: %s", strerror(errno));
+		return;
+	}
+	if (st->kind == K_POSTRQ || st->kind == K_RECALL) {
+		rq_step(e, st);
 		return;
 	}
 	if (st->kind == K_FILL) {

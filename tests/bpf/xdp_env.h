@@ -22,6 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "contract/abi.h"
+#include "rqrecall.h"
 #include "frames.h"
 #include "world.h"
 #include "fixtures/all.h"
@@ -56,6 +57,8 @@ struct env {
 	/* the last XDP_TX output, for K_LOOP */
 	uint8_t last_out[FR_MAX];
 	uint32_t last_outn;
+	/* the library's receive-recall program (K_RECALL), loaded on use */
+	struct xr_rqrecall *rqr;
 	/* reporting (quiet: count mismatches, print none) */
 	const char *where;
 	int stepno, errs, quiet;
@@ -264,8 +267,15 @@ static void env_down(struct env *e)
 	if (e->ctrl_sock >= 0)
 		close(e->ctrl_sock);
 	xw_netns_leave(&e->old_ns);
-	for (i = 0; i < MR_N; i++)
+	for (i = 0; i < MR_N; i++) {
+		/* the receives K_POSTRQ may have posted under these MSNs */
+		struct xr_rq_key k = { .conn = CONN, .stream = RQ_STREAM,
+				       .slot = (uint16_t)(mrs[i].key % XR_RQ_SLOTS) };
+
+		bpf_map_delete_elem(e->w->rq, &k);
 		bpf_map_delete_elem(e->w->mrs, &mrs[i].key);
+	}
+	xr_rqrecall_close(e->rqr);
 	for (i = 0; i < 3; i++)
 		bpf_map_delete_elem(e->w->conns, &conns[i]);
 	free(e);

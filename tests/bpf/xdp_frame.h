@@ -105,7 +105,7 @@ static size_t build(struct env *e, const struct step *st, int idx, int r,
 	b->msg_len = st->msg_len;
 	b->msg_off = st->msg_off + (uint32_t)r * st->plen;
 	b->imm = st->imm ? st->imm : 0xc0de0000u ^ st->msg_id;
-	b->stream = 7;
+	b->stream = RQ_STREAM;
 	b->opcode = st->op ? (uint8_t)st->op : XR_OP_WRITE;
 	b->raddr = st->abs ? st->raddr
 			   : m->mr.iova + st->roff + (uint64_t)r * st->plen;

@@ -42,6 +42,8 @@ resolve() {
 	dir=$(dirname "$3")
 	[ -e "$dir/$inc" ] && { echo "$dir"; return; }
 	[ -e "include/$inc" ] && { echo include; return; }
+	# A BPF skeleton, generated from bpf/NAME.bpf.c into build/.
+	[[ $inc == *.skel.h && -e bpf/${inc%.skel.h}.bpf.c ]] && { echo include; return; }
 	for l in util algo io engine api ofi; do
 		[ -e "user/$l/$inc" ] && { echo "user/$l"; return; }
 	done

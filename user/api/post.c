@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* Public calls that queue work: post_send, post_recv. */
+/* Public calls that queue work: post_send, post_recv, and recall_recv,
+ * which takes a receive back. */
 #include <stddef.h>
 
 #include "xroce/xroce.h"
@@ -42,5 +43,19 @@ int xroce_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 	xr_device_unlock(dev);
 	if (bad_wr)
 		*bad_wr = bad;
+	return rc;
+}
+
+int xroce_recall_recv(struct xroce_qp *qp, uint16_t stream, uint64_t *wr_id)
+{
+	struct xroce_device *dev;
+	int rc;
+
+	if (!qp || !wr_id)
+		return xr_bad_arg("xroce_recall_recv", "NULL QP or wr_id");
+	dev = xr_qp_device(qp);
+	xr_device_lock(dev);
+	rc = xr_qp_recall_recv(qp, stream, wr_id);
+	xr_device_unlock(dev);
 	return rc;
 }

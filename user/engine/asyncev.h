@@ -10,5 +10,8 @@ struct xroce_qp;
 /* Hand an event to the device's handler, if it has one (device locked). */
 void xr_event_post(struct xroce_device *dev, enum xroce_event_type type,
 		   struct xroce_qp *qp, uint32_t qp_num);
+/* XROCE_EVENT_RECV_NEEDED: a SEND found no receive msn on stream. */
+void xr_event_recv_needed(struct xroce_device *dev, struct xroce_qp *qp,
+			  uint32_t qp_num, uint16_t stream, uint32_t msn);
 
 #endif /* XR_ENGINE_ASYNCEV_H */

@@ -28,6 +28,7 @@
 #include "mr.h"
 #include "plane.h"
 #include "progress.h"
+#include "rqrecall.h"
 #include "telem.h"
 #include "trace.h"
 
@@ -273,6 +274,7 @@ int xr_device_close(struct xroce_device *dev)
 		close(dev->epfd);
 	if (dev->wake_fd >= 0)
 		close(dev->wake_fd);
+	xr_rqrecall_close(dev->rqr);
 	xr_maps_close(&dev->maps);
 	free(dev->conn_tab);
 	pthread_mutex_unlock(&dev->lock);

@@ -32,6 +32,7 @@
 struct ring_buffer;
 struct xr_xsk;
 struct xr_xdptx;
+struct xr_rqrecall;
 
 #define XR_TX_FRAMES 2048              /* transmit frames per plane */
 #define XR_SPORT_LO 49152              /* entropy: UDP source ports */
@@ -109,6 +110,10 @@ struct xroce_device {
 	struct xr_auth auth;
 	struct xr_acl acl;                 /* who may connect (none: anyone) */
 	struct xr_maps maps;
+	/* taking back posted receives (io/rqrecall.h): loaded on first use;
+	 * rqr_err caches why it could not be */
+	struct xr_rqrecall *rqr;
+	int rqr_err;
 	uint32_t domain_id;
 	int mem_fd, evq_fd;
 	uint8_t *mem;                      /* the memory map, mmapped */

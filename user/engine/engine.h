@@ -117,6 +117,7 @@ int xr_qp_post_send(struct xroce_qp *qp, struct xroce_send_wr *wr,
 		    struct xroce_send_wr **bad_wr);
 int xr_qp_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 		    struct xroce_recv_wr **bad_wr);
+int xr_qp_recall_recv(struct xroce_qp *qp, uint16_t stream, uint64_t *wr_id);
 
 /* progress.c */
 int xr_progress_once(struct xroce_device *dev);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The device's event ring: ACK, NAK and probe-reply records for our paths,
- * messages whose last byte landed, peers' READ requests, key epochs and
- * peers' halves of a bind, written by the XDP program and handed here to
+ * messages whose last byte landed, SENDs that found no receive, peers' READ
+ * requests, key epochs and peers' halves of a bind, written by the XDP program and handed here to
  * the connection they name.
  * Each record consumed is counted for its connection in the program's
  * xr_evb map (mapped by domain.c), against which XDP measures every
@@ -60,6 +60,9 @@ static int on_event(void *ctx, void *data, size_t len)
 		break;
 	case XR_EVT_REKEY:
 		xr_keys_on_rekey(qp, e->rekey.epoch);
+		break;
+	case XR_EVT_RNR:
+		xr_qp_on_rnr(qp, e);
 		break;
 	default:
 		dev->evt_bad++;

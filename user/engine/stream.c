@@ -10,6 +10,11 @@
  * sender sent them (the stream sequence number, SSN), so a message of one
  * stream never waits for another stream's loss, and a WRITE_WITH_IMM's
  * completion means every earlier message of its stream has landed.
+ *
+ * The last receive posted on a stream can be taken back while no packet
+ * has claimed it (xr_qp_recall_recv), and a message that finds no receive
+ * is reported (XROCE_EVENT_RECV_NEEDED): shared receive queues move
+ * receives between QPs with the two.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,8 +24,10 @@
 #include "cq.h"
 #include "device.h"
 #include "engine.h"
+#include "asyncev.h"
 #include "mr.h"
 #include "qp.h"
+#include "rqrecall.h"
 #include "stream.h"
 #include "trace.h"
 
@@ -135,6 +142,7 @@ int xr_qp_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 		r->wr_id = wr->wr_id;
 		r->mem_off = off;
 		r->len = len;
+		memset(&v, 0, sizeof(v)); /* state: XR_RQ_OPEN */
 		k.conn = qp->conn_id;
 		k.stream = wr->stream;
 		k.slot = (uint16_t)(st->rq_post % XR_RQ_SLOTS);
@@ -159,6 +167,76 @@ int xr_qp_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 	if (dev->threaded)
 		xr_qp_deliver(qp);
 	return rc;
+}
+
+/* The recall program, loaded on first use: NULL (logged once) if it
+ * cannot be. */
+static struct xr_rqrecall *recall_prog(struct xroce_device *dev)
+{
+	char why[160];
+
+	if (!dev->rqr && !dev->rqr_err) {
+		dev->rqr_err = xr_rqrecall_open(&dev->rqr, dev->maps.rq, why,
+						sizeof(why));
+		if (dev->rqr_err)
+			xr_log(&dev->log, XROCE_LOG_WARN, "receives cannot be taken "
+			       "back: %s", why);
+	}
+	return dev->rqr;
+}
+
+int xr_qp_recall_recv(struct xroce_qp *qp, uint16_t stream, uint64_t *wr_id)
+{
+	struct xroce_device *dev = qp->dev;
+	struct xr_stream *st = stream < XROCE_MAX_STREAMS ? qp->streams[stream] : NULL;
+	struct xr_rqrecall *rqr;
+	struct xr_rq_key k;
+	uint32_t msn;
+	int rc;
+
+	if (!st || st->rq_post == st->rq_done)
+		return -ENOENT;
+	/* A message that completed and waits for its turn may be the one
+	 * that consumes it (a WRITE_WITH_IMM claims no receive in XDP). */
+	if (st->pend[st->rx_ssn % XR_MSG_SLOTS].have)
+		return -EBUSY;
+	rqr = recall_prog(dev);
+	if (!rqr)
+		return xr_fail(&dev->log, dev->rqr_err, "xroce_recall_recv: the "
+			       "recall program is not available");
+	msn = st->rq_post - 1;
+	k.conn = qp->conn_id;
+	k.stream = stream;
+	k.slot = (uint16_t)(msn % XR_RQ_SLOTS);
+	rc = xr_rqrecall_run(rqr, &k, msn);
+	if (rc < 0)
+		return xr_fail(&dev->log, rc, "xroce_recall_recv: test run: %s",
+			       strerror(-rc));
+	if (rc != XR_RQ_OPEN)
+		return -EBUSY;
+	rq_unpublish(qp, stream, msn);
+	st->rq_post = msn;
+	*wr_id = st->rq[msn % XROCE_MAX_RECV_PER_STREAM].wr_id;
+	qp->st.recv_recalled++;
+	return 0;
+}
+
+/* A SEND for receive msn found none (XDP refused it "receiver not ready"):
+ * tell the application, unless that receive has been posted since. */
+static void recv_needed(struct xroce_qp *qp, uint16_t stream, uint32_t msn)
+{
+	struct xr_stream *st = stream < XROCE_MAX_STREAMS ? qp->streams[stream] : NULL;
+	uint32_t posted = st ? st->rq_post : 0;
+
+	if ((int32_t)(msn - posted) < 0)
+		return;
+	qp->st.recv_needed++;
+	xr_event_recv_needed(qp->dev, qp, qp->conn_id, stream, msn);
+}
+
+void xr_qp_on_rnr(struct xroce_qp *qp, const struct xr_evt *e)
+{
+	recv_needed(qp, e->rnr.stream, e->rnr.msn);
 }
 
 /* Message ssn of a stream has arrived: its slot in the stream's order,
@@ -256,8 +334,14 @@ static void deliver_stream(struct xroce_qp *qp, uint16_t id, struct xr_stream *s
 		case XR_OP_SEND_IMM: {
 			struct xr_rwr *r;
 
-			if (st->rq_done == st->rq_post)
-				return; /* WRITE_WITH_IMM waits for a receive */
+			if (st->rq_done == st->rq_post) {
+				/* WRITE_WITH_IMM waits for a receive: said once */
+				if (st->need_noted != st->rq_post + 1) {
+					st->need_noted = st->rq_post + 1;
+					recv_needed(qp, id, st->rq_post);
+				}
+				return;
+			}
 			if ((p->opcode == XR_OP_SEND || p->opcode == XR_OP_SEND_IMM) &&
 			    p->msn != st->rq_done)
 				xr_log(&qp->dev->log, XROCE_LOG_WARN, "qp %u stream %u: "

@@ -15,6 +15,8 @@ struct xr_stream *xr_stream_get(struct xroce_qp *qp, uint16_t id);
 void xr_qp_free_streams(struct xroce_qp *qp);
 /* XDP saw a message's last byte land (event record). */
 void xr_qp_on_recv(struct xroce_qp *qp, const struct xr_evt *e);
+/* A SEND found no receive posted (event record XR_EVT_RNR). */
+void xr_qp_on_rnr(struct xroce_qp *qp, const struct xr_evt *e);
 /* A peer asks to read our memory (XDP validated key, bounds, rights). */
 void xr_qp_on_read_req(struct xroce_qp *qp, const struct xr_evt *e);
 /* Receive completions of every stream, as far as each is in order. */
