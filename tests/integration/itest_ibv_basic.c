@@ -28,6 +28,12 @@
  *      that QP is destroyed and the receives it held come back, so five
  *      SENDs on the other QP (one RNR retry allowed) all land; the armed
  *      limit gives IBV_EVENT_SRQ_LIMIT_REACHED
+ *   H  a shared receive queue whose receives sit with the wrong QP: eight
+ *      receives posted under two QPs (four lent to each), then eight SENDs
+ *      on one of them (rnr_retry 7, as perftest): the four beyond its
+ *      share are refused "receiver not ready" until the SRQ takes the
+ *      other QP's untouched receives back and moves them; all eight land,
+ *      in order, with their data
  *
  * Usage: itest_ibv_basic server PORT | client HOST PORT
  * (device: $ITEST_IBV_DEVICE or the first; GID index $ITEST_IBV_GID or 0)
@@ -53,6 +59,8 @@
 #define IMM 0x01020304u
 #define GOFF 65536           /* phase G's receives in the server's buffer */
 #define GN 6                 /* phase G's receives */
+#define HOFF (GOFF + GN * 4096) /* phase H's receives */
+#define HN 8                 /* phase H's receives, all for one QP */
 
 static const char *role = "?";
 
@@ -144,6 +152,7 @@ struct info {
 	uint64_t a_addr, d_addr;
 	uint32_t a_rkey, d_rkey, dead_qpn;
 	uint32_t g_qpn[2];            /* phase G: the server's are on an SRQ */
+	uint32_t h_qpn[2];            /* phase H: the same, another SRQ */
 };
 
 static uint8_t pattern(uint32_t seed, uint64_t off)
@@ -390,12 +399,74 @@ static void phase_g_client(struct side *s, struct ibv_qp **h, uint8_t *b,
 	printf("client G: SENDs to a peer's QPs on a shared receive queue\n");
 }
 
+/* H, server side: hq[0] and hq[1] share hsrq's HN receives; every SEND
+ * arrives on hq[0]. */
+static void phase_h_server(struct ibv_srq *hsrq, struct ibv_qp **hq,
+			   struct ibv_cq *hcq, uint8_t *a, struct ibv_mr *ma)
+{
+	struct ibv_sge sg;
+	struct ibv_recv_wr rw = { .sg_list = &sg, .num_sge = 1 }, *bad;
+	struct ibv_wc wc;
+	int k;
+
+	for (k = 0; k < HN; k++) {
+		sg = (struct ibv_sge){ (uintptr_t)(a + HOFF + k * 4096), 4096, ma->lkey };
+		rw.wr_id = 300 + k;
+		CHECK(!ibv_post_srq_recv(hsrq, &rw, &bad), "H post_srq_recv %d", k);
+	}
+	sync_with_peer(11);
+	for (k = 0; k < HN; k++) {
+		wc = poll_one(hcq, 20000, "H recv");
+		CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
+		      wc.byte_len == 4096 && wc.qp_num == hq[0]->qp_num,
+		      "H recv %d: %s wr_id %llu len %u qp %u", k,
+		      ibv_wc_status_str(wc.status), (unsigned long long)wc.wr_id,
+		      wc.byte_len, wc.qp_num);
+		/* SRQ receives are taken in any order; the data names its SEND. */
+		CHECK(wc.wr_id >= 300 && wc.wr_id < 300 + HN, "H recv %d: wr_id %llu",
+		      k, (unsigned long long)wc.wr_id);
+		CHECK(first_diff(a + HOFF + (wc.wr_id - 300) * 4096, 4096, 400 + k) == 4096,
+		      "H recv %d: data is not SEND %d's", k, k);
+	}
+	sync_with_peer(12);
+	CHECK(!ibv_destroy_qp(hq[0]) && !ibv_destroy_qp(hq[1]), "H destroy QPs");
+	CHECK(!ibv_destroy_srq(hsrq), "H destroy_srq: %s", strerror(errno));
+	CHECK(!ibv_destroy_cq(hcq), "H destroy CQ");
+	printf("server H: %d SENDs on one of two QPs landed in an SRQ that had lent "
+	       "half its receives to the other\n", HN);
+}
+
+/* H, client side: HN SENDs on hc[0], retried while "receiver not ready". */
+static void phase_h_client(struct side *s, struct ibv_qp **hc, uint8_t *b,
+			   struct ibv_mr *mb)
+{
+	struct ibv_sge sg;
+	struct ibv_send_wr w = { .sg_list = &sg, .num_sge = 1, .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_wc wc;
+	int k;
+
+	sync_with_peer(11);
+	for (k = 0; k < HN; k++) {
+		fill(b + k * 4096, 4096, 400 + k);
+		sg = (struct ibv_sge){ (uintptr_t)(b + k * 4096), 4096, mb->lkey };
+		w.wr_id = 500 + k;
+		post(hc[0], &w, "H SEND");
+	}
+	for (k = 0; k < HN; k++) {
+		wc = poll_one(s->cq, 20000, "H SEND");
+		expect(wc, IBV_WC_SUCCESS, 500 + k, "H SEND");
+	}
+	sync_with_peer(12);
+	printf("client H: %d SENDs to one QP of a peer's SRQ completed\n", HN);
+}
+
 static void server(const char *port)
 {
 	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
-	struct ibv_qp *g[2];
-	struct ibv_srq *srq;
-	struct ibv_cq *gcq;
+	struct ibv_qp *g[2], *hq[2];
+	struct ibv_srq *srq, *hsrq;
+	struct ibv_cq *gcq, *hcq;
 	struct side s = { 0 };
 	struct info me = { 0 }, peer;
 	struct ibv_mr *ma, *md;
@@ -433,6 +504,13 @@ static void server(const char *port)
 		g[i] = make_qp_on(&s, gcq, srq);
 		me.g_qpn[i] = g[i]->qp_num;
 	}
+	hcq = ibv_create_cq(s.ctx, 64, NULL, NULL, 0);
+	hsrq = ibv_create_srq(s.pd, &sa);
+	CHECK(hcq && hsrq, "phase H CQ, SRQ: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		hq[i] = make_qp_on(&s, hcq, hsrq);
+		me.h_qpn[i] = hq[i]->qp_num;
+	}
 	dead = make_qp(&s, 1);
 	me.dead_qpn = dead->qp_num;
 	CHECK(!ibv_destroy_qp(dead), "destroy");
@@ -448,8 +526,10 @@ static void server(const char *port)
 	 * ibv_rc_pingpong's server): binding must not block. */
 	for (i = 0; i < NQP; i++)
 		connect_qp(&s, s.qp[i], peer.gid, peer.qpn[i], 1, 7);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		connect_qp(&s, g[i], peer.gid, peer.g_qpn[i], 1, 7);
+		connect_qp(&s, hq[i], peer.gid, peer.h_qpn[i], 1, 7);
+	}
 	sync_with_peer(1);
 	/* A: the client READs a while we wait on the socket. */
 	sync_with_peer(2);
@@ -508,6 +588,7 @@ static void server(const char *port)
 	CHECK(!ibv_destroy_qp(g[0]), "destroy G QP");
 	CHECK(!ibv_destroy_srq(srq), "destroy_srq: %s", strerror(errno));
 	CHECK(!ibv_destroy_cq(gcq), "destroy G CQ");
+	phase_h_server(hsrq, hq, hcq, a, ma);
 	printf("server: all phases passed\n");
 	ibv_dereg_mr(ma);
 	ibv_dereg_mr(md);
@@ -775,7 +856,7 @@ static void phase_c(struct side *s, uint8_t *b, struct ibv_mr *mb)
 
 static void client(const char *host, const char *port)
 {
-	struct ibv_qp *h[2];
+	struct ibv_qp *h[2], *hc[2];
 	struct side s = { 0 };
 	struct info me = { 0 }, peer;
 	struct ibv_mr *mb;
@@ -801,6 +882,8 @@ static void client(const char *host, const char *port)
 	for (i = 0; i < 2; i++) {
 		h[i] = make_qp(&s, 1);
 		me.g_qpn[i] = h[i]->qp_num;
+		hc[i] = make_qp(&s, 1);
+		me.h_qpn[i] = hc[i]->qp_num;
 	}
 	memcpy(me.gid, s.gid.raw, 16);
 	tcp_open(0, host, port);
@@ -809,8 +892,11 @@ static void client(const char *host, const char *port)
 	for (i = 0; i < NQP; i++)
 		connect_qp(&s, s.qp[i], peer.gid, i == 4 ? peer.dead_qpn : peer.qpn[i],
 			   1, i == 4 ? 1 : 7);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		connect_qp(&s, h[i], peer.gid, peer.g_qpn[i], 1, 7);
+		/* rnr_retry 7: retried for as long as it takes, as perftest */
+		connect_qp(&s, hc[i], peer.gid, peer.h_qpn[i], 7, 7);
+	}
 	sync_with_peer(1);
 	/* A */
 	sg = (struct ibv_sge){ (uintptr_t)b, BUF, mb->lkey };
@@ -850,6 +936,9 @@ static void client(const char *host, const char *port)
 	phase_e(&s, &peer, b, mb);
 	sync_with_peer(7);
 	phase_g_client(&s, h, b, mb);
+	phase_h_client(&s, hc, b, mb);
+	for (i = 0; i < 2; i++)
+		CHECK(!ibv_destroy_qp(hc[i]), "destroy_qp");
 	for (i = 0; i < NQP; i++)
 		CHECK(!ibv_destroy_qp(s.qp[i]), "destroy_qp");
 	for (i = 0; i < 2; i++)

@@ -61,6 +61,10 @@ void xv_async_handler(const struct xroce_event *xe, void *arg)
 	case XROCE_EVENT_QP_ESTABLISHED:
 		ev.event_type = IBV_EVENT_COMM_EST;
 		break;
+	case XROCE_EVENT_RECV_NEEDED:
+		/* Not an ibverbs event: an SRQ moves a receive there. */
+		xv_srq_worker_poke(ctx, qp);
+		return;
 	default:
 		return;
 	}

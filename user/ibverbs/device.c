@@ -278,6 +278,8 @@ XV_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->vdev = d;
 	pthread_mutex_init(&ctx->lock, NULL);
 	pthread_mutex_init(&ctx->ev_lock, NULL);
+	pthread_mutex_init(&ctx->srq_lock, NULL);
+	ctx->srq_efd = -1;
 	ctx->qp_tab_size = ctx->caps.max_qp_total + 1;
 	ctx->qp_tab = calloc(ctx->qp_tab_size, sizeof(struct xv_qp *));
 	ctx->vc.context.device = device;
@@ -309,7 +311,11 @@ XV_EXPORT int ibv_close_device(struct ibv_context *context)
 		return EINVAL;
 	ctx = xv_ctx(context);
 	/* What the application left open goes with the device. */
+	xv_srq_worker_stop(ctx);
 	xroce_close_device(ctx->xd);
+	if (ctx->srq_efd >= 0)
+		close(ctx->srq_efd);
+	pthread_mutex_destroy(&ctx->srq_lock);
 	close(context->async_fd);
 	free(ctx->qp_tab);
 	free(ctx->evq);

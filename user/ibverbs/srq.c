@@ -11,14 +11,19 @@
  * A QP whose receive completes takes the next from the pool; receives
  * posted to the SRQ go round the QPs that hold less than their share.
  *
+ * A QP whose SEND finds no receive anyway (its sender is told "receiver
+ * not ready" and retries) is reported by libxroce, and the SRQ thread
+ * (srq_worker.c) moves one there: from the pool if it holds any, or taken
+ * back from the QP that holds the most, if no packet has reached that
+ * receive yet (xroce_recall_recv: atomic against XDP's placement).
+ *
  * What this means for applications:
  *   - every QP has receives in place while the SRQ holds at least one per
  *     QP, as on a NIC;
- *   - receives lent to a QP that gets no traffic stay there: when the SRQ
- *     holds fewer receives than it has QPs, or the application waits for
- *     more messages than its QPs' shares before posting again, a busy QP
- *     may find none and its sender is told "receiver not ready" (and
- *     retries) until receives are posted or come back;
+ *   - receives lent to a QP that gets no traffic move to a busy QP that
+ *     needs them, after one "receiver not ready" round trip of its sender
+ *     (the responder's min_rnr_timer); a SEND waits only while every
+ *     receive posted is in use, as on a NIC;
  *   - a QP that fails or is destroyed gives back every receive it held
  *     and did not complete: SRQ receives are never flushed, and a failed
  *     QP reports IBV_EVENT_QP_LAST_WQE_REACHED once it holds none;
@@ -117,6 +122,99 @@ static void check_limit(struct xv_srq *s)
 	xv_async_post(s->ctx, &ev);
 }
 
+/* Lend x one receive beyond its share: it needs one now (both locks
+ * held). */
+static bool lend_one(struct xv_srq *s, struct xv_qp *x)
+{
+	if (!pool_len(s) || x->rq_tail - x->rq_done >= x->rq_size)
+		return false;
+	x->rq[x->rq_tail++ & (x->rq_size - 1)] = s->pool[s->head++ & (s->size - 1)];
+	xv_rq_top_up(x);
+	return true;
+}
+
+/* Take back the newest receive qp holds, into the pool: one the library
+ * does not have yet, or one it gives back because no packet reached it
+ * (both locks held). */
+static bool take_back(struct xv_srq *s, struct xv_qp *qp)
+{
+	uint64_t id;
+
+	if (qp->errored || qp->rq_tail == qp->rq_done)
+		return false;
+	if (qp->rq_tail == qp->rq_sent) {
+		if (xroce_recall_recv(qp->xqp, 0, &id))
+			return false;
+		if ((uint32_t)id != qp->rq_sent - 1) {
+			/* Cannot happen: the library holds [rq_done, rq_sent). */
+			xv_log("QP %u: receive %u taken back, expected %u",
+			       qp->qp.qp_num, (uint32_t)id, qp->rq_sent - 1);
+		}
+		qp->rq_sent--;
+	}
+	give_back(s, &qp->rq[--qp->rq_tail & (qp->rq_size - 1)]);
+	return true;
+}
+
+/* Give x one receive: from the pool, or taken back from the QP that holds
+ * the most (the next if a packet reached that one first).  srq->lock held. */
+static void feed_one(struct xv_srq *s, struct xv_qp *x)
+{
+	bool tried[64] = { false };
+	uint32_t round, i;
+
+	pthread_mutex_lock(&x->lock);
+	if (x->errored || x->rq_sent != x->rq_tail || lend_one(s, x)) {
+		pthread_mutex_unlock(&x->lock);
+		return;
+	}
+	pthread_mutex_unlock(&x->lock);
+	for (round = 0; round < 4; round++) {
+		struct xv_qp *d = NULL;
+		uint32_t most = 0, di = 0;
+		bool got;
+
+		for (i = 0; i < s->nqp; i++) {
+			struct xv_qp *q = s->qps[i];
+			uint32_t held = q->rq_tail - q->rq_done;
+
+			if (q != x && held > most && !(i < 64 && tried[i])) {
+				d = q;
+				di = i;
+				most = held;
+			}
+		}
+		if (!d)
+			return;
+		if (di < 64)
+			tried[di] = true;
+		pthread_mutex_lock(&d->lock);
+		got = take_back(s, d);
+		pthread_mutex_unlock(&d->lock);
+		if (got) {
+			pthread_mutex_lock(&x->lock);
+			if (!x->errored && lend_one(s, x))
+				s->moved++;
+			pthread_mutex_unlock(&x->lock);
+			return;
+		}
+	}
+}
+
+void xv_srq_feed(struct xv_srq *s)
+{
+	uint32_t i;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->nqp; i++) {
+		struct xv_qp *x = s->qps[i];
+
+		if (__atomic_exchange_n(&x->recv_need, false, __ATOMIC_ACQ_REL))
+			feed_one(s, x);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
 XV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 					 struct ibv_srq_init_attr *attr)
 {
@@ -154,6 +252,12 @@ XV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	s->srq.handle = __atomic_add_fetch(&handles, 1, __ATOMIC_RELAXED);
 	pthread_mutex_init(&s->srq.mutex, NULL);
 	pthread_cond_init(&s->srq.cond, NULL);
+	if (xv_srq_worker_add(s->ctx, s)) {
+		pthread_mutex_destroy(&s->lock);
+		free(s->pool);
+		free(s);
+		return xv_null(ENOMEM, "ibv_create_srq: cannot start the SRQ thread");
+	}
 	attr->attr.max_wr = s->max_wr;
 	attr->attr.max_sge = s->max_sge;
 	return &s->srq;
@@ -211,6 +315,7 @@ XV_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 		return xv_fail(EBUSY, "ibv_destroy_srq: %u QPs still use it", n);
 	}
 	pthread_mutex_unlock(&s->lock);
+	xv_srq_worker_remove(s->ctx, s);
 	/* Every event handed out must be acknowledged first (as rdma-core). */
 	pthread_mutex_lock(&srq->mutex);
 	while (srq->events_completed != s->events_delivered)

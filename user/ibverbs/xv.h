@@ -16,6 +16,8 @@
  *   modify.c   the QP state machine (ibv_modify_qp) -> xroce_qp_bind
  *   post.c     post_send, post_recv (receive ring and backlog)
  *   srq.c      shared receive queues: receives lent to the attached QPs
+ *   srq_worker.c  the thread that moves an SRQ's receives to the QP whose
+ *              SEND found none (libxroce's XROCE_EVENT_RECV_NEEDED)
  *   misc.c     strings, rate conversions, sysfs and kernel-ABI helpers,
  *              and the verbs xroce does not have (EOPNOTSUPP)
  *
@@ -90,6 +92,14 @@ struct xv_context {
 	pthread_mutex_t ev_lock;
 	struct ibv_async_event *evq;
 	uint32_t ev_head, ev_tail, ev_cap;
+	/* shared receive queues and the thread that moves their receives to
+	 * a QP whose SEND found none (srq_worker.c) */
+	pthread_mutex_t srq_lock;    /* the list; taken before an SRQ's lock */
+	struct xv_srq *srqs;
+	pthread_t srq_thread;
+	bool srq_thread_on;
+	bool srq_stop;
+	int srq_efd;                 /* wakes the thread; -1 until it runs */
 };
 
 static inline struct xv_context *xv_ctx(struct ibv_context *c)
@@ -215,6 +225,7 @@ struct xv_qp {
 	 * it lent this QP (srq.c), and its lock is taken before qp->lock */
 	struct xv_srq *srq;
 	bool last_wqe;               /* IBV_EVENT_QP_LAST_WQE_REACHED posted */
+	bool recv_need;              /* a SEND found no receive (atomic) */
 };
 
 static inline struct xv_qp *xv_qp(struct ibv_qp *q)
@@ -267,6 +278,9 @@ struct xv_srq {
 	uint32_t nqp, qcap;
 	uint32_t rr;                 /* where the next lending round starts */
 	uint32_t events_delivered;   /* async events handed out */
+	struct xv_srq *next;         /* the context's list (srq_lock) */
+	bool need;                   /* an attached QP has recv_need (atomic) */
+	uint64_t moved;              /* receives moved to a QP that needed one */
 };
 
 #define XV_MAX_SRQ_WR XV_MAX_WR
@@ -289,5 +303,18 @@ int xv_srq_complete(struct xv_qp *qp, uint64_t xr_id, struct ibv_wc *wc);
 /* The QP failed: receives the library does not hold go back now, the
  * others as the library flushes them (qp->srq->lock not held). */
 void xv_srq_qp_error(struct xv_qp *qp);
+/* Serve the attached QPs whose SEND found no receive: one receive each,
+ * from the pool or taken back from the QP that holds the most. */
+void xv_srq_feed(struct xv_srq *srq);
+
+/* ---- srq_worker.c --------------------------------------------------------- */
+/* Run the context's SRQ thread (first SRQ) and list srq: 0 or an errno. */
+int xv_srq_worker_add(struct xv_context *ctx, struct xv_srq *srq);
+void xv_srq_worker_remove(struct xv_context *ctx, struct xv_srq *srq);
+/* Stop the thread (the context is closing). */
+void xv_srq_worker_stop(struct xv_context *ctx);
+/* From libxroce's event handler (device locked: atomics and a write):
+ * qp's SEND found no receive. */
+void xv_srq_worker_poke(struct xv_context *ctx, struct xv_qp *qp);
 
 #endif /* XV_H */
