@@ -11,6 +11,8 @@
 #                                  receive queue, at 0% and 1% loss (with
 #                                  four, receives lent to a QP that is done
 #                                  must move to the one still receiving)
+#   ib_send_bw -q 4 -s 8M          four QPs with 8 MiB messages on one
+#                                  device: none may starve the others
 #   ib_write_bw ib_write_lat ib_send_bw ib_send_lat ib_read_bw ib_read_lat
 #                                  at 0% and 1% random loss (both ways,
 #                                  data, ACKs, connection exchange),
@@ -154,9 +156,14 @@ perftest() {
 	local tool=$1 loss=$2 args=(-d "$DEV" -x 0 -p "$TCP_PORT") line
 	shift 2
 	args+=("$@")
-	case $tool in
-	*_bw) args+=(-n 1000) ;;
-	*_lat) args+=(-n 200) ;;
+	case " $* " in
+	*" -n "*) ;;
+	*)
+		case $tool in
+		*_bw) args+=(-n 1000) ;;
+		*_lat) args+=(-n 200) ;;
+		esac
+		;;
 	esac
 	pair "$tool at $loss loss ($NPLANES planes)" "$tool" "${args[@]}" -- \
 		"$tool" "${args[@]}" "$BIP"
@@ -235,6 +242,8 @@ run_plane_set() {
 		pass "ib_send_bw --use-srq at $loss loss: $RESULT"
 		perftest ib_send_bw "$loss" --use-srq -q 4
 		pass "ib_send_bw --use-srq -q 4 at $loss loss: $RESULT"
+		perftest ib_send_bw "$loss" -q 4 -s 8388608 -n 100
+		pass "ib_send_bw -q 4 -s 8M (every QP gets transmit room) at $loss loss: $RESULT"
 		for t in ib_write_bw ib_write_lat ib_send_bw ib_send_lat ib_read_bw ib_read_lat; do
 			perftest "$t" "$loss"
 			pass "$t at $loss loss: $RESULT"

@@ -147,6 +147,7 @@ struct xroce_device {
 	struct xroce_qp **conn_tab;
 	uint32_t conn_tab_size;
 	struct xroce_qp *qps;              /* list of all QPs */
+	uint32_t qp_rr;                    /* which QP a progress round starts at */
 	struct xroce_cq *cqs;
 	struct xroce_pd *pds;
 	struct xr_ctrl_req pending[XR_CTRL_PENDING];

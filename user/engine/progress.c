@@ -81,6 +81,28 @@ static void progress_qp(struct xroce_device *dev, struct xroce_qp *qp,
 		*next = r;
 }
 
+/* Every QP's share of a round, starting one QP further each round: the
+ * QPs early in the list must not take all of a plane's transmit room
+ * every time (with four ib_send_bw QPs of 8 MiB messages the last one got
+ * none for a second and failed its peer timeout). */
+static void progress_qps(struct xroce_device *dev, uint64_t *next, bool *busy)
+{
+	struct xroce_qp *qp, *start;
+	uint32_t n = 0, k;
+
+	for (qp = dev->qps; qp; qp = qp->next)
+		n++;
+	if (!n)
+		return;
+	k = dev->qp_rr++ % n;
+	for (start = dev->qps; k; k--)
+		start = start->next;
+	for (qp = start; qp; qp = qp->next)
+		progress_qp(dev, qp, next, busy);
+	for (qp = dev->qps; qp != start; qp = qp->next)
+		progress_qp(dev, qp, next, busy);
+}
+
 /* Send what the QPs queued on each plane; true if an engine was busy. */
 static bool kick_planes(struct xroce_device *dev)
 {
@@ -147,8 +169,7 @@ uint64_t xr_progress(struct xroce_device *dev)
 		xr_telem_publish_dev(dev);
 		dev->telem_next_ns = dev->now_ns + XR_TELEM_PERIOD_NS;
 	}
-	for (qp = dev->qps; qp; qp = qp->next)
-		progress_qp(dev, qp, &next, &busy);
+	progress_qps(dev, &next, &busy);
 	if (kick_planes(dev))
 		busy = true;
 	dev->seen_ns = xr_now_ns();
