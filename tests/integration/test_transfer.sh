@@ -94,14 +94,15 @@ echo "== peer killed mid-transfer"
 # nsenter execs the program, so $! is the program itself (nsx would leave a
 # subshell in between, and the kill would miss).
 nsenter --net="/var/run/netns/$B" "$XROCE" recv -i eth0 -b 64M \
-	--accept-timeout 20000 >/dev/null 2>&1 &
+	--accept-timeout 20000 >"$TMP/recv0.out" 2>&1 &
 rpid=$!
 xr_wait_listen "$B"
 start=$(date +%s%N)
 nsx "$A" timeout $((60 * TS)) "$XROCE" send -i eth0 "$BIP" -n 4G -t $((1000 * TS)) >"$TMP/send.out" 2>&1 &
 spid=$!
 xr_wait_conn "$B"
-kill -9 "$rpid"
+kill -9 "$rpid" 2>/dev/null ||
+	fail "the receiver ended before it was killed: $(cat "$TMP/recv0.out") / sender: $(cat "$TMP/send.out")"
 wait "$rpid" 2>/dev/null || true
 rc=0
 wait "$spid" || rc=$?
