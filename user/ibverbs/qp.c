@@ -195,6 +195,10 @@ XV_EXPORT int ibv_destroy_qp(struct ibv_qp *q)
 	if (q->qp_num < ctx->qp_tab_size && ctx->qp_tab[q->qp_num] == qp)
 		ctx->qp_tab[q->qp_num] = NULL;
 	pthread_mutex_unlock(&ctx->lock);
+	/* An SRQ (its thread, a post) must not lend to or take back from a QP
+	 * the library is about to free. */
+	if (qp->srq)
+		xv_srq_qp_leaving(qp);
 	/* The library logs why if it fails; the QP is gone for the
 	 * application either way (as rdma-core's after a failed destroy). */
 	xroce_destroy_qp(qp->xqp);

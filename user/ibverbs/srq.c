@@ -459,3 +459,15 @@ void xv_srq_qp_error(struct xv_qp *qp)
 	lend_round(s);
 	pthread_mutex_unlock(&s->lock);
 }
+
+void xv_srq_qp_leaving(struct xv_qp *qp)
+{
+	struct xv_srq *s = qp->srq;
+
+	/* errored: lend, take_back and feed_one pass it by. */
+	pthread_mutex_lock(&s->lock);
+	pthread_mutex_lock(&qp->lock);
+	qp->errored = true;
+	pthread_mutex_unlock(&qp->lock);
+	pthread_mutex_unlock(&s->lock);
+}

@@ -303,6 +303,9 @@ int xv_srq_complete(struct xv_qp *qp, uint64_t xr_id, struct ibv_wc *wc);
 /* The QP failed: receives the library does not hold go back now, the
  * others as the library flushes them (qp->srq->lock not held). */
 void xv_srq_qp_error(struct xv_qp *qp);
+/* The QP is about to be destroyed: nothing more is lent to it or taken
+ * from it through the library (its receives come back at detach). */
+void xv_srq_qp_leaving(struct xv_qp *qp);
 /* Serve the attached QPs whose SEND found no receive: one receive each,
  * from the pool or taken back from the QP that holds the most. */
 void xv_srq_feed(struct xv_srq *srq);
