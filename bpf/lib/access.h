@@ -74,28 +74,27 @@ XR_INLINE __u8 xr_check_send(const struct xr_conn *c, __u32 conn_id,
 	struct xr_rq_key k = { .conn = conn_id, .stream = stream,
 			       .slot = (__u16)(msn % XR_RQ_SLOTS) };
 	struct xr_rq_ent *r = bpf_map_lookup_elem(&xr_rq, &k);
-
 	__u32 state;
-	__u8 nak;
 
-	if (!r || r->msn != msn)
+	if (!r)
+		return XR_NAK_RNR;
+	/* Claim it first (abi.h, xr_rq): OPEN becomes TAKEN, and one the
+	 * library took back stays RECALLED, refused like a missing one.
+	 * Only then read it, and make sure it is still the entry looked up:
+	 * claimed, it cannot be taken back or reused any more. */
+	state = *(volatile __u32 *)&r->state;
+	if (state == XR_RQ_OPEN)
+		state = __sync_val_compare_and_swap(&r->state, XR_RQ_OPEN,
+						    XR_RQ_TAKEN);
+	if (state == XR_RQ_RECALLED || r->msn != msn || r->conn != conn_id ||
+	    r->stream != stream)
 		return XR_NAK_RNR;
 	if (msg_len > r->len)
 		return XR_NAK_BAD_LENGTH;
 	if (r->mem_off > XR_ACCESS_MAX_OFF)
 		return XR_NAK_BOUNDS;
 	*pos = r->mem_off + msg_off;
-	nak = xr_check_pos(c, *pos, plen);
-	if (nak)
-		return nak;
-	/* Claim it (abi.h, xr_rq): the first packet of the message swaps
-	 * OPEN for TAKEN, and a receive the library took back first stays
-	 * RECALLED, refused like a missing one. */
-	state = *(volatile __u32 *)&r->state;
-	if (state == XR_RQ_OPEN)
-		state = __sync_val_compare_and_swap(&r->state, XR_RQ_OPEN,
-						    XR_RQ_TAKEN);
-	return state == XR_RQ_RECALLED ? XR_NAK_RNR : 0;
+	return xr_check_pos(c, *pos, plen);
 }
 
 /* Where a READ_RESP's payload goes: the window its read opened. */

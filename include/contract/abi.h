@@ -235,13 +235,20 @@ struct xr_rx_state {
  * with msn = n; a SEND carrying MSN n lands in it, or is NAKed "receiver
  * not ready" if nothing (or an older receive) is there.
  *
- * state: the first packet of the SEND claims the receive (OPEN -> TAKEN,
- * compare-and-swap); the library may take back a receive no packet has
- * claimed (OPEN -> RECALLED, by the syscall program bpf/rqrecall.bpf.c,
- * the same compare-and-swap), after which the SEND is NAKed "receiver not
- * ready" until a receive is posted again.  One of the two wins, so a
- * receive is never both written and handed elsewhere (shared receive
- * queues move receives between QPs this way). */
+ * state: the first packet of the SEND to arrive (any offset) claims the
+ * receive (OPEN -> TAKEN, compare-and-swap); the library may take back a
+ * receive no packet has claimed (OPEN -> RECALLED, by the syscall program
+ * bpf/rqrecall.bpf.c, the same compare-and-swap), after which the SEND is
+ * NAKed "receiver not ready" until a receive is posted again.  One of the
+ * two wins, so a receive is never both written and handed elsewhere
+ * (shared receive queues move receives between QPs this way).
+ *
+ * XDP claims before it reads the entry, and then checks that the entry is
+ * the one it looked for (conn, stream, msn): a hash entry deleted or
+ * replaced by the library may be reused for another key at once, and a
+ * packet that looked it up before that must not write into the receive
+ * it holds now.  The library leaves a recalled entry in place (RECALLED)
+ * until that receive number is posted again or the stream is freed. */
 #define XR_RQ_SLOTS 256
 #define XR_DEFAULT_MAX_RQ 65536
 #define XR_RQ_OPEN 0
@@ -258,8 +265,11 @@ struct xr_rq_ent {
 	__u32 msn;
 	__u32 len;               /* buffer length */
 	__u64 mem_off;           /* buffer's position in the domain's memory */
+	__u32 conn;              /* its key's, checked after the claim */
+	__u16 stream;
+	__u16 rsvd;
 	__u32 state;             /* XR_RQ_*: posted as OPEN */
-	__u32 rsvd;
+	__u32 rsvd1;
 };
 
 /* The argument (context) of a test run of bpf/rqrecall.bpf.c: take back

@@ -434,9 +434,12 @@ int xroce_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
  * so a receive is never both filled and handed back).  0 with *wr_id its
  * work request id: it will not complete, and the SEND it was for is
  * refused "receiver not ready" until a receive is posted again.
- * -EBUSY: a message has it or waits to complete; -ENOENT: none posted.
- * Shared receive queues use it (with XROCE_EVENT_RECV_NEEDED) to move
- * receives to the QP that needs one. */
+ * -EBUSY: a packet has reached it, or a completed message waits to be
+ * delivered and may consume it; -ENOENT: none posted; another negative
+ * errno (logged once): the kernel refused the recall program (it needs
+ * CAP_BPF and BPF_PROG_TYPE_SYSCALL, Linux 5.14).  Shared receive queues
+ * use it (with XROCE_EVENT_RECV_NEEDED) to move receives to the QP that
+ * needs one. */
 int xroce_recall_recv(struct xroce_qp *qp, uint16_t stream, uint64_t *wr_id);
 
 /* ---- discovery, limits ---------------------------------------------- */

@@ -409,29 +409,30 @@ static uint8_t m_check_mr(const struct fz_conn *c, uint32_t rkey,
 }
 
 /* SEND: the receive posted for (stream, MSN), unless the library took it
- * back; *rq its index in fz_rqs when it may land there (to be claimed). */
-static uint8_t m_check_send(const struct model *m, const struct fz_conn *c,
+ * back.  XDP claims whatever entry holds the slot before it reads it
+ * (claim: the packet is not a duplicate, which XDP never judges), then
+ * checks that the entry is the one it wanted. */
+static uint8_t m_check_send(struct model *m, const struct fz_conn *c,
 			    uint16_t stream, uint32_t msn, uint32_t msg_len,
 			    uint32_t msg_off, uint32_t plen, uint64_t *pos,
-			    int *rq)
+			    int claim)
 {
 	const struct fz_rq *r = fz_rq_find(c->id, stream, msn);
-	uint8_t nak;
+	uint32_t *state;
 
-	if (!r || r->msn != msn)
+	if (!r)
+		return XR_NAK_RNR;
+	state = &m->rq_state[r - fz_rqs];
+	if (claim && *state == XR_RQ_OPEN)
+		*state = XR_RQ_TAKEN;
+	if (*state == XR_RQ_RECALLED || r->msn != msn)
 		return XR_NAK_RNR;
 	if (msg_len > r->len)
 		return XR_NAK_BAD_LENGTH;
 	if (r->mem_off > (1ull << 48))
 		return XR_NAK_BOUNDS;
 	*pos = r->mem_off + msg_off;
-	nak = m_check_pos(c, *pos, plen);
-	if (nak)
-		return nak;
-	if (m->rq_state[r - fz_rqs] == XR_RQ_RECALLED)
-		return XR_NAK_RNR;
-	*rq = (int)(r - fz_rqs);
-	return 0;
+	return m_check_pos(c, *pos, plen);
 }
 
 /* READ_RESP: the window its read opened, filled exactly. */
@@ -567,7 +568,7 @@ static void m_data(struct model *m, const uint8_t *f, size_t n,
 	const uint8_t *pl;
 	uint64_t raddr, token, pos = 0;
 	uint8_t path, flags, opcode, nak = 0, aflags;
-	int why, d, ci, pv, cv = M_OLD, ce, done = 0, gap, i, dup, rq = -1;
+	int why, d, ci, pv, cv = M_OLD, ce, done = 0, gap, i, dup;
 	struct m_rx *r;
 	struct m_path *mp;
 	uint64_t sack[XR_SACK_WORDS];
@@ -637,17 +638,13 @@ static void m_data(struct model *m, const uint8_t *f, size_t n,
 					 XR_ACCESS_REMOTE_WRITE, &pos);
 		else if (opcode == XR_OP_SEND || opcode == XR_OP_SEND_IMM)
 			nak = m_check_send(m, c, stream, rkey, msg_len, msg_off,
-					   plen, &pos, &rq);
+					   plen, &pos, !dup);
 		else if (opcode == XR_OP_READ_RESP)
 			nak = m_check_read_resp(c, rkey, msg_len, msg_off, plen,
 						&pos);
 		else
 			nak = XR_NAK_BAD_OPCODE;
 	}
-	/* The first packet that may land in a receive claims it, before any
-	 * later step decides whether this one is taken. */
-	if (rq >= 0 && !dup && m->rq_state[rq] == XR_RQ_OPEN)
-		m->rq_state[rq] = XR_RQ_TAKEN;
 	d = fz_dom_idx(c->c.domain);
 	if (!nak && opcode != XR_OP_READ_REQ) {
 		p->may_write = 1;

@@ -146,7 +146,8 @@ static const struct fz_mr *fz_mr_find(uint32_t key)
  * stale entry), a mem_off above 2^48, MSN 2^32-1, stream 0xffff, a dead
  * domain's, one the library took back (RECALLED) and one a SEND claimed
  * (TAKEN) before the run.  Every other one starts OPEN and is claimed by
- * the first packet that may land in it. */
+ * the first packet (not a duplicate) that finds it in its slot, whatever
+ * MSN it carries. */
 struct fz_rq {
 	uint32_t conn;
 	uint16_t stream;
@@ -216,6 +217,8 @@ static void fz_rq_kv(const struct fz_rq *r, uint32_t state,
 	v->msn = r->msn;
 	v->len = r->len;
 	v->mem_off = r->mem_off;
+	v->conn = r->conn;
+	v->stream = r->stream;
 	v->state = state;
 }
 

@@ -164,6 +164,7 @@ static void rq_step(struct env *e, const struct step *st)
 			       .slot = (uint16_t)(m->key % XR_RQ_SLOTS) };
 	struct xr_rq_ent v = { .msn = m->key, .len = st->plen,
 			       .mem_off = m->mr.mem_off + st->roff,
+			       .conn = CONN, .stream = RQ_STREAM,
 			       .state = XR_RQ_OPEN };
 	char why[160];
 	int rc;

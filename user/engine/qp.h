@@ -127,6 +127,9 @@ struct xr_stream {
 	uint32_t tx_msn;                   /* receive-consuming messages sent */
 	uint32_t rq_post;                  /* receives posted */
 	uint32_t rq_done;                  /* receives consumed */
+	uint32_t rq_hi;                    /* 1 + the highest posted: entries
+	                                    * up to it may be in xr_rq (those
+	                                    * of receives taken back too) */
 	uint32_t need_noted;               /* 1 + the receive a waiting
 	                                    * WRITE_WITH_IMM was reported for */
 	struct xr_rwr rq[XROCE_MAX_RECV_PER_STREAM];

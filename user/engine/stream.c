@@ -69,8 +69,9 @@ void xr_qp_free_streams(struct xroce_qp *qp)
 
 		/* Receives the flush could not complete (CQ full) must not stay
 		 * published: XDP would place a SEND of a later connection that
-		 * gets this id into memory the application has back. */
-		while (st && st->rq_done != st->rq_post)
+		 * gets this id into memory the application has back.  Nor may
+		 * the entries of receives taken back (up to rq_hi) stay. */
+		while (st && st->rq_done != st->rq_hi)
 			rq_unpublish(qp, id, st->rq_done++);
 		free(st);
 		qp->streams[id] = NULL;
@@ -149,6 +150,8 @@ int xr_qp_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 		v.msn = st->rq_post;
 		v.len = len;
 		v.mem_off = r->mem_off;
+		v.conn = qp->conn_id;
+		v.stream = wr->stream;
 		if (bpf_map_update_elem(dev->maps.rq, &k, &v, BPF_ANY)) {
 			rc = xr_fail(&dev->log, -errno, "xroce_post_recv: cannot "
 				     "publish the receive: %s (xr_rq full?)",
@@ -156,6 +159,8 @@ int xr_qp_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 			break;
 		}
 		st->rq_post++;
+		if ((int32_t)(st->rq_post - st->rq_hi) > 0)
+			st->rq_hi = st->rq_post;
 		qp->complete_dirty = true; /* a WRITE_WITH_IMM may be waiting */
 	}
 	if (!rc && bad_wr)
@@ -202,8 +207,7 @@ int xr_qp_recall_recv(struct xroce_qp *qp, uint16_t stream, uint64_t *wr_id)
 		return -EBUSY;
 	rqr = recall_prog(dev);
 	if (!rqr)
-		return xr_fail(&dev->log, dev->rqr_err, "xroce_recall_recv: the "
-			       "recall program is not available");
+		return dev->rqr_err; /* why was logged once, at the first try */
 	msn = st->rq_post - 1;
 	k.conn = qp->conn_id;
 	k.stream = stream;
@@ -213,8 +217,10 @@ int xr_qp_recall_recv(struct xroce_qp *qp, uint16_t stream, uint64_t *wr_id)
 		return xr_fail(&dev->log, rc, "xroce_recall_recv: test run: %s",
 			       strerror(-rc));
 	if (rc != XR_RQ_OPEN)
-		return -EBUSY;
-	rq_unpublish(qp, stream, msn);
+		return -EBUSY; /* TAKEN: a packet has it */
+	/* The entry stays, RECALLED, until msn is posted again or the stream
+	 * is freed: deleted now, it could be reused at once for another
+	 * receive while a packet still holds it (abi.h, xr_rq). */
 	st->rq_post = msn;
 	*wr_id = st->rq[msn % XROCE_MAX_RECV_PER_STREAM].wr_id;
 	qp->st.recv_recalled++;
@@ -228,7 +234,9 @@ static void recv_needed(struct xroce_qp *qp, uint16_t stream, uint32_t msn)
 	struct xr_stream *st = stream < XROCE_MAX_STREAMS ? qp->streams[stream] : NULL;
 	uint32_t posted = st ? st->rq_post : 0;
 
-	if ((int32_t)(msn - posted) < 0)
+	/* Posted since, or further ahead than a stream's receives can be (a
+	 * peer must not pull receives from other QPs with made-up MSNs). */
+	if ((int32_t)(msn - posted) < 0 || msn - posted >= XROCE_MAX_RECV_PER_STREAM)
 		return;
 	qp->st.recv_needed++;
 	xr_event_recv_needed(qp->dev, qp, qp->conn_id, stream, msn);

@@ -63,7 +63,7 @@ void xv_async_handler(const struct xroce_event *xe, void *arg)
 		break;
 	case XROCE_EVENT_RECV_NEEDED:
 		/* Not an ibverbs event: an SRQ moves a receive there. */
-		xv_srq_worker_poke(ctx, qp);
+		xv_srq_worker_poke(ctx, qp, xe->msn);
 		return;
 	default:
 		return;

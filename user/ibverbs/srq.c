@@ -14,16 +14,18 @@
  * A QP whose SEND finds no receive anyway (its sender is told "receiver
  * not ready" and retries) is reported by libxroce, and the SRQ thread
  * (srq_worker.c) moves one there: from the pool if it holds any, or taken
- * back from the QP that holds the most, if no packet has reached that
- * receive yet (xroce_recall_recv: atomic against XDP's placement).
+ * back from another QP that is not waiting for one itself (one holding
+ * receives the library does not have yet first, then the one holding the
+ * most; up to XV_SRQ_TRIES of them), if no packet has reached that receive
+ * yet (xroce_recall_recv: atomic against XDP's claim).
  *
  * What this means for applications:
  *   - every QP has receives in place while the SRQ holds at least one per
  *     QP, as on a NIC;
  *   - receives lent to a QP that gets no traffic move to a busy QP that
- *     needs them, after one "receiver not ready" round trip of its sender
- *     (the responder's min_rnr_timer); a SEND waits only while every
- *     receive posted is in use, as on a NIC;
+ *     needs them, after one "receiver not ready" wait of its sender (the
+ *     responder's min_rnr_timer), or a few if the first QPs tried had
+ *     their receives reached by packets already;
  *   - a QP that fails or is destroyed gives back every receive it held
  *     and did not complete: SRQ receives are never flushed, and a failed
  *     QP reports IBV_EVENT_QP_LAST_WQE_REACHED once it holds none;
@@ -156,38 +158,58 @@ static bool take_back(struct xv_srq *s, struct xv_qp *qp)
 	return true;
 }
 
-/* Give x one receive: from the pool, or taken back from the QP that holds
- * the most (the next if a packet reached that one first).  srq->lock held. */
-static void feed_one(struct xv_srq *s, struct xv_qp *x)
+/* Which QP to take a receive back from for x, or NULL: one that does not
+ * wait for a receive itself, preferring one holding receives the library
+ * does not have yet (no recall needed), then the one holding the most;
+ * not one tried in this round (feed_mark) (srq->lock held). */
+static struct xv_qp *donor(const struct xv_srq *s, const struct xv_qp *x)
 {
-	bool tried[64] = { false };
-	uint32_t round, i;
+	struct xv_qp *best = NULL;
+	uint64_t best_score = 0;
+	uint32_t i;
+
+	for (i = 0; i < s->nqp; i++) {
+		struct xv_qp *q = s->qps[i];
+		uint32_t held = q->rq_tail - q->rq_done;
+		uint64_t score;
+
+		if (q == x || q->feed_mark == s->feed_gen || !held ||
+		    __atomic_load_n(&q->recv_need, __ATOMIC_ACQUIRE))
+			continue;
+		score = (q->rq_tail != q->rq_sent ? 1ull << 32 : 0) | held;
+		if (score > best_score) {
+			best = q;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+/* Give x one receive, for its receive number msn: from the pool, or taken
+ * back from another QP (the next if a packet reached that one first, up
+ * to XV_SRQ_TRIES of them).  srq->lock held. */
+static void feed_one(struct xv_srq *s, struct xv_qp *x, uint32_t msn)
+{
+	uint32_t round;
 
 	pthread_mutex_lock(&x->lock);
-	if (x->errored || x->rq_sent != x->rq_tail || lend_one(s, x)) {
+	/* Failed, the receive posted since, receives waiting to be handed
+	 * to the library, or no room: nothing to move. */
+	if (x->errored || (int32_t)(x->rq_sent - msn) > 0 ||
+	    x->rq_sent != x->rq_tail || x->rq_tail - x->rq_done >= x->rq_size ||
+	    lend_one(s, x)) {
 		pthread_mutex_unlock(&x->lock);
 		return;
 	}
 	pthread_mutex_unlock(&x->lock);
-	for (round = 0; round < 4; round++) {
-		struct xv_qp *d = NULL;
-		uint32_t most = 0, di = 0;
+	s->feed_gen++;
+	for (round = 0; round < XV_SRQ_TRIES; round++) {
+		struct xv_qp *d = donor(s, x);
 		bool got;
 
-		for (i = 0; i < s->nqp; i++) {
-			struct xv_qp *q = s->qps[i];
-			uint32_t held = q->rq_tail - q->rq_done;
-
-			if (q != x && held > most && !(i < 64 && tried[i])) {
-				d = q;
-				di = i;
-				most = held;
-			}
-		}
 		if (!d)
 			return;
-		if (di < 64)
-			tried[di] = true;
+		d->feed_mark = s->feed_gen;
 		pthread_mutex_lock(&d->lock);
 		got = take_back(s, d);
 		pthread_mutex_unlock(&d->lock);
@@ -210,7 +232,7 @@ void xv_srq_feed(struct xv_srq *s)
 		struct xv_qp *x = s->qps[i];
 
 		if (__atomic_exchange_n(&x->recv_need, false, __ATOMIC_ACQ_REL))
-			feed_one(s, x);
+			feed_one(s, x, __atomic_load_n(&x->need_msn, __ATOMIC_ACQUIRE));
 	}
 	pthread_mutex_unlock(&s->lock);
 }
@@ -221,6 +243,7 @@ XV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	static uint32_t handles;
 	struct xv_srq *s;
 	uint32_t size = 1;
+	int rc;
 
 	if (!pd || !attr)
 		return xv_null(EINVAL, "ibv_create_srq: NULL argument");
@@ -252,11 +275,15 @@ XV_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd,
 	s->srq.handle = __atomic_add_fetch(&handles, 1, __ATOMIC_RELAXED);
 	pthread_mutex_init(&s->srq.mutex, NULL);
 	pthread_cond_init(&s->srq.cond, NULL);
-	if (xv_srq_worker_add(s->ctx, s)) {
+	rc = xv_srq_worker_add(s->ctx, s);
+	if (rc) {
+		pthread_cond_destroy(&s->srq.cond);
+		pthread_mutex_destroy(&s->srq.mutex);
 		pthread_mutex_destroy(&s->lock);
 		free(s->pool);
 		free(s);
-		return xv_null(ENOMEM, "ibv_create_srq: cannot start the SRQ thread");
+		return xv_null(rc, "ibv_create_srq: cannot start the SRQ thread: %s",
+			       strerror(rc));
 	}
 	attr->attr.max_wr = s->max_wr;
 	attr->attr.max_sge = s->max_sge;

@@ -92,12 +92,13 @@ void xv_srq_worker_stop(struct xv_context *ctx)
 	ctx->srq_thread_on = false;
 }
 
-void xv_srq_worker_poke(struct xv_context *ctx, struct xv_qp *qp)
+void xv_srq_worker_poke(struct xv_context *ctx, struct xv_qp *qp, uint32_t msn)
 {
 	uint64_t one = 1;
 
 	if (!qp->srq || ctx->srq_efd < 0)
 		return;
+	__atomic_store_n(&qp->need_msn, msn, __ATOMIC_RELEASE);
 	__atomic_store_n(&qp->recv_need, true, __ATOMIC_RELEASE);
 	__atomic_store_n(&qp->srq->need, true, __ATOMIC_RELEASE);
 	if (write(ctx->srq_efd, &one, sizeof(one)) != sizeof(one))

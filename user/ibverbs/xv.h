@@ -225,7 +225,9 @@ struct xv_qp {
 	 * it lent this QP (srq.c), and its lock is taken before qp->lock */
 	struct xv_srq *srq;
 	bool last_wqe;               /* IBV_EVENT_QP_LAST_WQE_REACHED posted */
-	bool recv_need;              /* a SEND found no receive (atomic) */
+	bool recv_need;              /* a SEND found no receive (atomic) ... */
+	uint32_t need_msn;           /* ... this one (atomic) */
+	uint32_t feed_mark;          /* srq->feed_gen when last tried as a donor */
 };
 
 static inline struct xv_qp *xv_qp(struct ibv_qp *q)
@@ -281,9 +283,13 @@ struct xv_srq {
 	struct xv_srq *next;         /* the context's list (srq_lock) */
 	bool need;                   /* an attached QP has recv_need (atomic) */
 	uint64_t moved;              /* receives moved to a QP that needed one */
+	uint32_t feed_gen;           /* which search for a donor runs (lock) */
 };
 
 #define XV_MAX_SRQ_WR XV_MAX_WR
+/* QPs an SRQ tries, in turn, to take a receive back from for one that
+ * needs it. */
+#define XV_SRQ_TRIES 64
 
 static inline struct xv_srq *xv_srq(struct ibv_srq *s)
 {
@@ -317,7 +323,7 @@ void xv_srq_worker_remove(struct xv_context *ctx, struct xv_srq *srq);
 /* Stop the thread (the context is closing). */
 void xv_srq_worker_stop(struct xv_context *ctx);
 /* From libxroce's event handler (device locked: atomics and a write):
- * qp's SEND found no receive. */
-void xv_srq_worker_poke(struct xv_context *ctx, struct xv_qp *qp);
+ * qp's SEND found no receive msn. */
+void xv_srq_worker_poke(struct xv_context *ctx, struct xv_qp *qp, uint32_t msn);
 
 #endif /* XV_H */
