@@ -450,13 +450,17 @@ static void on_close(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		xr_qp_complete(qp);
 		qp->peer_closed = true;
 		/* A QP bound as ibverbs programs do (xroce_qp_bind) behaves as
-		 * an RC QP whose peer is gone: work in flight fails as if
-		 * unanswered, and the QP stays ready (its receives posted),
-		 * so later work fails by timing out, not at once. */
+		 * an RC QP whose peer is gone: work in flight and later work
+		 * fail unanswered, after the peer timeout, not at once, and
+		 * the QP stays ready (its receives posted).  A peer program
+		 * that is done may close while this side still finishes its
+		 * own loop with sends the peer never needed (ibv_srq_pingpong
+		 * posts a few past its count): on a NIC those fail only after
+		 * the transport timeout, by when the program has finished. */
 		if (qp->sq_head != qp->sq_tail) {
-			xr_qp_fail(qp, qp->bind ? XROCE_WC_RETRY_EXC_ERR :
-				   XROCE_WC_WR_FLUSH_ERR,
-				   "the peer closed the connection");
+			if (!qp->bind)
+				xr_qp_fail(qp, XROCE_WC_WR_FLUSH_ERR,
+					   "the peer closed the connection");
 		} else if (!qp->bind) {
 			qp->state = XROCE_QPS_ERR;
 			/* Nothing more can arrive: posted receives are done. */
