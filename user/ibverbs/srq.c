@@ -215,8 +215,8 @@ static void feed_one(struct xv_srq *s, struct xv_qp *x, uint32_t msn)
 		pthread_mutex_unlock(&d->lock);
 		if (got) {
 			pthread_mutex_lock(&x->lock);
-			if (!x->errored && lend_one(s, x))
-				s->moved++;
+			if (!x->errored)
+				lend_one(s, x);
 			pthread_mutex_unlock(&x->lock);
 			return;
 		}

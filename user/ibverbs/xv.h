@@ -282,7 +282,6 @@ struct xv_srq {
 	uint32_t events_delivered;   /* async events handed out */
 	struct xv_srq *next;         /* the context's list (srq_lock) */
 	bool need;                   /* an attached QP has recv_need (atomic) */
-	uint64_t moved;              /* receives moved to a QP that needed one */
 	uint32_t feed_gen;           /* which search for a donor runs (lock) */
 };
 
