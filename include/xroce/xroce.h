@@ -156,6 +156,12 @@ enum xroce_access_flags {
 	XROCE_ACCESS_LOCAL_WRITE = 1,
 	XROCE_ACCESS_REMOTE_WRITE = 2,
 	XROCE_ACCESS_REMOTE_READ = 4,
+	/* Not an access right but a registration flag (xroce_reg_mr): when
+	 * the last region over these pages is deregistered, give the pages
+	 * back to the process at once, instead of keeping them in device
+	 * memory for the next registration of the same buffer.  For a process
+	 * that forks afterwards (ibv_fork_init sets it). */
+	XROCE_REG_NO_CACHE = 0x100,
 };
 
 struct xroce_mr {
@@ -179,8 +185,15 @@ int xroce_dealloc_pd(struct xroce_pd *pd);
 int xroce_reg_mr(struct xroce_pd *pd, void *addr, size_t length, int access,
 		 struct xroce_mr **out);
 /* Outstanding work that uses memory no other region covers any more fails
- * (the QP moves to the error state, XROCE_WC_LOC_PROT_ERR) before the
- * pages go back to the process: nothing is written to them after this. */
+ * (the QP moves to the error state, XROCE_WC_LOC_PROT_ERR): nothing is
+ * written to the pages after this.  Memory that xroce_reg_mr moved stays
+ * in device memory, unused, so that registering it again costs no copy
+ * (MPI and libfabric register a message buffer per transfer); the pages
+ * go back to the process when the device needs the room, when more than
+ * XROCE_MR_CACHE_MB (environment; default a quarter of the device memory,
+ * 0 = none) is kept, at xroce_close_device, or at once with
+ * XROCE_REG_NO_CACHE.  The process sees the same addresses and contents
+ * either way. */
 int xroce_dereg_mr(struct xroce_mr *mr);
 
 /* ---- completion queue ---------------------------------------------- */

@@ -34,6 +34,12 @@
  *      share are refused "receiver not ready" until the SRQ takes the
  *      other QP's untouched receives back and moves them; all eight land,
  *      in order, with their data
+ *   K  deregistered memory kept in device memory (libxroce's idle
+ *      extents): a malloc'd 1 MiB buffer registered REMOTE_READ, then
+ *      deregistered, is still the device map's pages (/proc/self/maps),
+ *      its contents unchanged and writable; registered again it keeps what
+ *      was written; one registered REMOTE_WRITE is given back at once, and
+ *      the kept one is given back by ibv_close_device
  *
  * Usage: itest_ibv_basic server PORT | client HOST PORT
  * (device: $ITEST_IBV_DEVICE or the first; GID index $ITEST_IBV_GID or 0)
@@ -43,6 +49,7 @@
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -728,6 +735,77 @@ static void srq_misuse(struct side *s)
 	CHECK(!ibv_dereg_mr(mr), "dereg");
 }
 
+/* Is the page at p a mapping of a BPF map (device memory)? */
+static bool in_device_memory(const void *p)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	uintptr_t a = (uintptr_t)p;
+	char line[512];
+	bool hit = false;
+
+	CHECK(f, "/proc/self/maps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo <= a && a < hi) {
+			hit = strstr(line, "bpf-map") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return hit;
+}
+
+#define KLEN (1u << 20)
+
+/* K, before ibv_close_device: returns the buffer kept idle. */
+static uint8_t *phase_k(struct side *s)
+{
+	uint8_t *k = aligned_alloc(4096, KLEN), *w = aligned_alloc(4096, KLEN);
+	struct ibv_mr *mr;
+	uint32_t i;
+
+	CHECK(k && w, "K: out of memory");
+	for (i = 0; i < KLEN; i++)
+		k[i] = (uint8_t)(i * 7 + 3);
+	mr = ibv_reg_mr(s->pd, k, KLEN, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	CHECK(mr && in_device_memory(k), "K: reg_mr: %s", strerror(errno));
+	CHECK(!ibv_dereg_mr(mr), "K: dereg");
+	CHECK(in_device_memory(k) && in_device_memory(k + KLEN - 1),
+	      "K: deregistered REMOTE_READ memory was not kept idle");
+	for (i = 0; i < KLEN; i++)
+		CHECK(k[i] == (uint8_t)(i * 7 + 3), "K: byte %u changed by dereg", i);
+	memset(k, 0x5a, KLEN);
+	mr = ibv_reg_mr(s->pd, k, KLEN, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(mr, "K: reg_mr again: %s", strerror(errno));
+	for (i = 0; i < KLEN; i++)
+		CHECK(k[i] == 0x5a, "K: byte %u lost on registering again", i);
+	CHECK(!ibv_dereg_mr(mr), "K: dereg again");
+	mr = ibv_reg_mr(s->pd, w, KLEN, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	CHECK(mr && in_device_memory(w), "K: reg_mr REMOTE_WRITE: %s", strerror(errno));
+	memset(w, 0x33, KLEN);
+	CHECK(!ibv_dereg_mr(mr), "K: dereg REMOTE_WRITE");
+	CHECK(!in_device_memory(w), "K: REMOTE_WRITE memory still device memory "
+	      "after dereg");
+	for (i = 0; i < KLEN; i++)
+		CHECK(w[i] == 0x33, "K: byte %u of the given-back buffer changed", i);
+	free(w);
+	return k;
+}
+
+/* K, after ibv_close_device: the idle buffer is the process's again. */
+static void phase_k_closed(uint8_t *k)
+{
+	uint32_t i;
+
+	CHECK(!in_device_memory(k), "K: idle memory not given back by ibv_close_device");
+	for (i = 0; i < KLEN; i++)
+		CHECK(k[i] == 0x5a, "K: byte %u changed by ibv_close_device", i);
+	free(k);
+	printf("client K: deregistered memory kept idle, registered again with its "
+	       "contents, given back at close (REMOTE_WRITE memory at dereg)\n");
+}
+
 static void phase_f(struct side *s)
 {
 	struct ibv_qp_init_attr qa = { .send_cq = s->cq, .recv_cq = s->cq,
@@ -864,7 +942,7 @@ static void client(const char *host, const char *port)
 	struct ibv_send_wr w = { .sg_list = &sg, .num_sge = 1,
 				 .send_flags = IBV_SEND_SIGNALED };
 	struct ibv_wc wc;
-	uint8_t *b;
+	uint8_t *b, *kept;
 	int i;
 
 	role = "client";
@@ -944,12 +1022,14 @@ static void client(const char *host, const char *port)
 	for (i = 0; i < 2; i++)
 		CHECK(!ibv_destroy_qp(h[i]), "destroy_qp");
 	phase_f(&s);
+	kept = phase_k(&s);
 	ibv_dereg_mr(mb);
 	ibv_destroy_cq(s.cq);
 	ibv_destroy_cq(s.rcq);
 	ibv_destroy_comp_channel(s.ch);
 	ibv_dealloc_pd(s.pd);
 	ibv_close_device(s.ctx);
+	phase_k_closed(kept);
 	free(b);
 	printf("client: all phases passed\n");
 }

@@ -18,9 +18,14 @@
  * them: data arriving for them during the move would be lost).
  *
  * When the last region of an extent goes, work that may still read or
- * write its memory fails first (the QP moves to the error state), then the
- * pages are given back: a private anonymous copy is put in their place
- * with mremap, atomically.  docs/VERBS.md has the costs and the limits.
+ * write its memory fails first (the QP moves to the error state).  The
+ * extent then stays in the map, idle: MPI over libfabric registers a
+ * message buffer for each large transfer and deregisters it after, and
+ * moving the same pages in and out each time cost more than the transfer.
+ * Idle extents are given back (a private anonymous copy put in their place
+ * with mremap, atomically), oldest first, when more than
+ * dev->extent_idle_max bytes are idle, when a registration needs their
+ * room, and at device close.  docs/VERBS.md has the costs and the limits.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -29,6 +34,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <bpf/bpf.h>
 
 #include "anymem.h"
@@ -64,8 +72,10 @@ struct xr_vseg {
 struct xr_extent {
 	uintptr_t va, end;      /* page-aligned range in the application */
 	uint64_t off;           /* memory map offset of va */
-	uint32_t refs;
+	uint32_t refs;          /* regions using it; 0: idle */
+	uint64_t idle_seq;      /* when it last became idle (dev->extent_seq) */
 	bool orphan;            /* unmapped or replaced by the application */
+	bool nocache;           /* give it back as soon as it is idle */
 	struct xr_vseg *segs;
 	uint32_t nsegs;
 	struct xr_extent *next;
@@ -73,49 +83,69 @@ struct xr_extent {
 
 /* ---- the application's mappings ------------------------------------- */
 
+/* Is the mapping [a, b) backed by hugetlbfs (MAP_HUGETLB memory, or a
+ * file on a hugetlbfs mount)?  Asked only of mappings that have a file:
+ * the kernel names the file behind each one in /proc/self/map_files, and
+ * anonymous MAP_HUGETLB memory is a file of an internal hugetlbfs mount
+ * too.  (Transparent huge pages need no check: their mapping's pages are
+ * still 4 KiB to mmap and mremap.) */
+static bool vma_hugetlb(uintptr_t a, uintptr_t b)
+{
+	char path[64];
+	struct statfs sf;
+
+	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
+		 (unsigned long)a, (unsigned long)b);
+	return !statfs(path, &sf) && (unsigned long)sf.f_type == HUGETLBFS_MAGIC;
+}
+
 /* The mappings covering [s, e), in address order; -EFAULT if a page of it
- * is not mapped.  Read from /proc/self/smaps (for KernelPageSize). */
+ * is not mapped.  Read from /proc/self/maps, which costs little: its
+ * lines come from the mapping list alone, in address order, so the read
+ * stops past e.  (smaps, which would also tell the page size, walks every
+ * mapping's page tables: 25 ms per call in an MPI rank here, paid by every
+ * registration and deregistration.) */
 static int vmas_of(struct xroce_device *dev, uintptr_t s, uintptr_t e,
 		   struct xr_vma *out, int *n)
 {
-	FILE *f = fopen("/proc/self/smaps", "re");
+	FILE *f = fopen("/proc/self/maps", "re");
 	char *line = NULL, perms[8];
 	size_t cap = 0;
 	uintptr_t covered = s;
-	int k = 0, cur = -1;
+	int k = 0;
 
 	if (!f)
-		return xr_fail(&dev->log, -errno, "reg_mr: /proc/self/smaps: %s",
+		return xr_fail(&dev->log, -errno, "reg_mr: /proc/self/maps: %s",
 			       strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long a, b, off;
-		unsigned int kps;
 		int name_at = 0;
+		const char *name;
 
 		if (sscanf(line, "%lx-%lx %7s %lx %*x:%*x %*u %n", &a, &b, perms,
-			   &off, &name_at) >= 4 && name_at > 0) {
-			cur = -1;
-			if (b <= s || a >= e)
-				continue;
-			if (k == XR_MAX_VMAS) {
-				k = -1;
-				break;
-			}
-			cur = k++;
-			memset(&out[cur], 0, sizeof(out[cur]));
-			out[cur].start = a;
-			out[cur].end = b;
-			out[cur].prot = (perms[0] == 'r' ? PROT_READ : 0) |
-					(perms[1] == 'w' ? PROT_WRITE : 0) |
-					(perms[2] == 'x' ? PROT_EXEC : 0);
-			out[cur].shared = perms[3] == 's';
-			out[cur].off = off;
-			out[cur].bpfmap = strstr(line + name_at, "anon_inode:bpf-map") != NULL;
-			out[cur].stack = strncmp(line + name_at, "[stack]", 7) == 0;
+			   &off, &name_at) < 4 || name_at <= 0)
 			continue;
+		if (a >= e)
+			break;
+		if (b <= s)
+			continue;
+		if (k == XR_MAX_VMAS) {
+			k = -1;
+			break;
 		}
-		if (cur >= 0 && sscanf(line, "KernelPageSize: %u kB", &kps) == 1)
-			out[cur].huge = kps * 1024u > PG;
+		name = line + name_at;
+		memset(&out[k], 0, sizeof(out[k]));
+		out[k].start = a;
+		out[k].end = b;
+		out[k].prot = (perms[0] == 'r' ? PROT_READ : 0) |
+			      (perms[1] == 'w' ? PROT_WRITE : 0) |
+			      (perms[2] == 'x' ? PROT_EXEC : 0);
+		out[k].shared = perms[3] == 's';
+		out[k].off = off;
+		out[k].bpfmap = strstr(name, "anon_inode:bpf-map") != NULL;
+		out[k].stack = strncmp(name, "[stack]", 7) == 0;
+		out[k].huge = name[0] == '/' && vma_hugetlb(a, b);
+		k++;
 	}
 	free(line);
 	fclose(f);
@@ -161,7 +191,10 @@ static int refuse_stack(struct xroce_device *dev, uintptr_t s, uintptr_t e,
 
 	for (i = 0; i < nv; i++)
 		hit = hit || v[i].stack;
-	if (!hit && !pthread_getattr_np(pthread_self(), &at)) {
+	/* The main thread's stack is [stack], seen above; glibc would find
+	 * it by reading all of /proc/self/maps again. */
+	if (!hit && getpid() != (pid_t)syscall(SYS_gettid) &&
+	    !pthread_getattr_np(pthread_self(), &at)) {
 		if (!pthread_attr_getstack(&at, &lo, &sz))
 			hit = (uintptr_t)lo < e && (uintptr_t)lo + sz > s;
 		pthread_attr_destroy(&at);
@@ -317,10 +350,11 @@ static bool range_in_use(struct xroce_device *dev, uint64_t off, uint64_t len)
 
 /* Fail every QP with work on [off, +len): that work request completes as a
  * local protection error, the rest is flushed, windows and receives are
- * withdrawn from XDP. */
-static void invalidate(struct xroce_device *dev, uint64_t off, uint64_t len)
+ * withdrawn from XDP.  Returns whether there was any. */
+static bool invalidate(struct xroce_device *dev, uint64_t off, uint64_t len)
 {
 	struct xroce_qp *qp;
+	bool hit = false;
 
 	for (qp = dev->qps; qp; qp = qp->next) {
 		struct xr_swr *w;
@@ -336,7 +370,9 @@ static void invalidate(struct xroce_device *dev, uint64_t off, uint64_t len)
 			w->status = XROCE_WC_LOC_PROT_ERR;
 		}
 		xr_qp_fail(qp, XROCE_WC_WR_FLUSH_ERR, "memory it uses was deregistered");
+		hit = true;
 	}
+	return hit;
 }
 
 /* ---- extents ---------------------------------------------------------- */
@@ -596,40 +632,109 @@ static int move_together(struct xroce_device *dev, struct xr_extent **xs, int nx
 	return 0;
 }
 
-int xr_anymem_get(struct xroce_device *dev, void *addr, size_t len,
-		  uint64_t *off, struct xr_extent **ext)
+/* Give extent x's pages back to the application (unless they are no
+ * longer its: unmapped or replaced) and forget it. */
+static void extent_release(struct xroce_device *dev, struct xr_extent *x)
 {
-	uintptr_t a = (uintptr_t)addr, s, e;
 	struct xr_vma v[XR_MAX_VMAS];
-	struct xr_extent *xs[XR_MAX_VMAS], *x;
+	uint64_t len = x->end - x->va;
+	bool mine = !x->orphan;
+	int nv = 0, i;
+	uint32_t j;
+
+	if (mine && !vmas_of(dev, x->va, x->end, v, &nv)) {
+		for (i = 0; i < nv && mine; i++)
+			mine = vma_is_extent(dev, &v[i], x);
+	} else {
+		mine = false;
+	}
+	if (!mine && !x->orphan)
+		xr_log(&dev->log, XROCE_LOG_WARN, "dereg_mr: pages at %#lx were "
+		       "unmapped or replaced before their deregistration",
+		       (unsigned long)x->va);
+	for (j = 0; mine && j < x->nsegs; j++) {
+		const struct xr_vseg *g = &x->segs[j];
+		int rc = give_back(dev, g->va, g->end - g->va,
+				   x->off + (g->va - x->va), g->prot);
+
+		if (rc) {
+			/* The pages stay device memory: still memory to the
+			 * application, so the range must not be reused. */
+			xr_log(&dev->log, XROCE_LOG_ERROR, "dereg_mr: cannot give "
+			       "pages at %#lx back (%s): they stay in device memory",
+			       (unsigned long)g->va, strerror(-rc));
+			extent_unlink(dev, x);
+			free(x->segs);
+			free(x);
+			return;
+		}
+	}
+	xr_heap_free_range(&dev->heap, x->off, len);
+	extent_unlink(dev, x);
+	free(x->segs);
+	free(x);
+}
+
+/* Give idle extents back, oldest first, until at most max bytes are idle;
+ * extents overlapping [keep_s, keep_e) stay (a registration in progress
+ * holds them).  Returns how many were given back. */
+static int evict_idle(struct xroce_device *dev, uint64_t max, uintptr_t keep_s,
+		      uintptr_t keep_e)
+{
+	int n = 0;
+
+	for (;;) {
+		struct xr_extent *x, *old = NULL;
+		uint64_t idle = 0;
+
+		for (x = dev->extents; x; x = x->next) {
+			if (x->refs || (x->va < keep_e && keep_s < x->end))
+				continue;
+			idle += x->end - x->va;
+			if (!old || x->idle_seq < old->idle_seq)
+				old = x;
+		}
+		if (!old || idle <= max)
+			return n;
+		extent_release(dev, old);
+		n++;
+	}
+}
+
+/* One attempt of xr_anymem_get (which retries once after giving idle
+ * extents back if the map had no room). */
+static int anymem_get(struct xroce_device *dev, uintptr_t a, uintptr_t s,
+		      uintptr_t e, uint64_t *off, struct xr_extent **ext)
+{
+	struct xr_vma v[XR_MAX_VMAS];
+	struct xr_extent *xs[XR_MAX_VMAS], *x, *next;
 	int nv = 0, nx, i, rc;
 
-	if (sysconf(_SC_PAGESIZE) != (long)PG)
-		return xr_fail(&dev->log, -EOPNOTSUPP, "reg_mr: system pages are not "
-			       "%lu bytes", (unsigned long)PG);
-	if (!len || a + len < a)
-		return xr_fail(&dev->log, -EINVAL, "reg_mr: bad range");
-	s = PG_DOWN(a);
-	e = PG_UP(a + len);
 	rc = vmas_of(dev, s, e, v, &nv);
 	if (!rc)
 		rc = refuse_stack(dev, s, e, v, nv);
 	if (rc)
 		return rc;
 	/* Extents whose pages are no longer theirs (the application unmapped
-	 * or replaced them) are forgotten here: never given back. */
-	for (x = dev->extents; x; x = x->next) {
+	 * or replaced them) are forgotten here: never given back.  An idle
+	 * one goes at once (no region will put it). */
+	for (x = dev->extents; x; x = next) {
+		next = x->next;
 		if (x->orphan || x->end <= s || x->va >= e)
 			continue;
 		for (i = 0; i < nv; i++)
 			if (v[i].end > x->va && v[i].start < x->end &&
 			    !vma_is_extent(dev, &v[i], x)) {
 				x->orphan = true;
-				xr_log(&dev->log, XROCE_LOG_WARN, "reg_mr: registered "
-				       "pages at %#lx were unmapped or replaced before "
-				       "their deregistration", (unsigned long)x->va);
+				if (x->refs)
+					xr_log(&dev->log, XROCE_LOG_WARN, "reg_mr: "
+					       "registered pages at %#lx were unmapped "
+					       "or replaced before their deregistration",
+					       (unsigned long)x->va);
 				break;
 			}
+		if (x->orphan && !x->refs)
+			extent_release(dev, x);
 	}
 	for (i = 0; i < nv; i++) {
 		if (v[i].bpfmap && v[i].shared) {
@@ -697,46 +802,60 @@ int xr_anymem_get(struct xroce_device *dev, void *addr, size_t len,
 	return 0;
 }
 
+int xr_anymem_get(struct xroce_device *dev, void *addr, size_t len,
+		  bool nocache, uint64_t *off, struct xr_extent **ext)
+{
+	uintptr_t a = (uintptr_t)addr, s, e;
+	int rc;
+
+	if (sysconf(_SC_PAGESIZE) != (long)PG)
+		return xr_fail(&dev->log, -EOPNOTSUPP, "reg_mr: system pages are not "
+			       "%lu bytes", (unsigned long)PG);
+	if (!len || a + len < a)
+		return xr_fail(&dev->log, -EINVAL, "reg_mr: bad range");
+	s = PG_DOWN(a);
+	e = PG_UP(a + len);
+	rc = anymem_get(dev, a, s, e, off, ext);
+	/* No room: nothing was changed (place() fails before pages move);
+	 * idle extents give theirs back, and it is tried once more. */
+	if (rc == -ENOMEM && evict_idle(dev, 0, s, e) > 0)
+		rc = anymem_get(dev, a, s, e, off, ext);
+	if (!rc && nocache)
+		(*ext)->nocache = true;
+	return rc;
+}
+
 void xr_anymem_put(struct xroce_device *dev, struct xr_extent *x)
 {
-	struct xr_vma v[XR_MAX_VMAS];
-	uint64_t len = x->end - x->va;
-	bool mine = !x->orphan;
-	int nv = 0, i;
-	uint32_t j;
+	bool busy;
 
 	if (--x->refs)
 		return;
-	invalidate(dev, x->off, len);
-	if (mine && !vmas_of(dev, x->va, x->end, v, &nv)) {
-		for (i = 0; i < nv && mine; i++)
-			mine = vma_is_extent(dev, &v[i], x);
-	} else {
-		mine = false;
+	busy = invalidate(dev, x->off, x->end - x->va);
+	/* Kept idle only if nothing of XDP's can still be writing into it: no
+	 * work used it (no READ window, no posted receive) and no region over
+	 * it took peers' WRITEs (one in flight on another CPU as the rkey went
+	 * would land in the application's memory after this returns).  Given
+	 * back, such a late write lands in the map, not in the application. */
+	if (busy || x->orphan || x->nocache || !dev->extent_idle_max) {
+		extent_release(dev, x);
+		return;
 	}
-	if (!mine && !x->orphan)
-		xr_log(&dev->log, XROCE_LOG_WARN, "dereg_mr: pages at %#lx were "
-		       "unmapped or replaced before their deregistration",
-		       (unsigned long)x->va);
-	for (j = 0; mine && j < x->nsegs; j++) {
-		const struct xr_vseg *g = &x->segs[j];
-		int rc = give_back(dev, g->va, g->end - g->va,
-				   x->off + (g->va - x->va), g->prot);
+	x->idle_seq = ++dev->extent_seq;
+	evict_idle(dev, dev->extent_idle_max, 0, 0);
+}
 
-		if (rc) {
-			/* The pages stay device memory: still memory to the
-			 * application, so the range must not be reused. */
-			xr_log(&dev->log, XROCE_LOG_ERROR, "dereg_mr: cannot give "
-			       "pages at %#lx back (%s): they stay in device memory",
-			       (unsigned long)g->va, strerror(-rc));
-			extent_unlink(dev, x);
-			free(x->segs);
-			free(x);
-			return;
-		}
-	}
-	xr_heap_free_range(&dev->heap, x->off, len);
-	extent_unlink(dev, x);
-	free(x->segs);
-	free(x);
+void xr_anymem_flush(struct xroce_device *dev)
+{
+	evict_idle(dev, 0, 0, 0);
+}
+
+int xr_anymem_heap_alloc(struct xroce_device *dev, uint64_t len, uint64_t align,
+			 uint64_t *off)
+{
+	int rc = xr_heap_alloc(&dev->heap, len, align, off);
+
+	if (rc == -ENOMEM && evict_idle(dev, 0, 0, 0) > 0)
+		rc = xr_heap_alloc(&dev->heap, len, align, off);
+	return rc;
 }

@@ -18,6 +18,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "anymem.h"
 #include "cm.h"
 #include "cq.h"
 #include "ctrl.h"
@@ -82,6 +83,26 @@ static int read_config(struct xroce_device *dev, const char *ifname)
 }
 
 /* The memory map: telemetry, every plane's transmit frames, the heap. */
+/* How much deregistered application memory may stay in the memory map
+ * (anymem.c): XROCE_MR_CACHE_MB, or a quarter of the device memory. */
+static int mr_cache_size(struct xroce_device *dev, size_t mem)
+{
+	const char *env = getenv("XROCE_MR_CACHE_MB");
+	char *end;
+	unsigned long long mb;
+
+	dev->extent_idle_max = mem / 4;
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	mb = strtoull(env, &end, 10);
+	if (errno || *end || mb > (1ull << 40))
+		return xr_fail(&dev->log, -EINVAL, "XROCE_MR_CACHE_MB=%s: expected "
+			       "a number of MiB (0 = keep no deregistered memory)", env);
+	dev->extent_idle_max = mb << 20;
+	return 0;
+}
+
 static int create_memory(struct xroce_device *dev, size_t mem_size)
 {
 	size_t mem = mem_size ? mem_size : XR_DEFAULT_MEM;
@@ -97,7 +118,7 @@ static int create_memory(struct xroce_device *dev, size_t mem_size)
 	rc = xr_heap_init(&dev->heap, frames, mem);
 	if (rc)
 		return xr_fail(&dev->log, rc, "out of memory");
-	return 0;
+	return mr_cache_size(dev, mem);
 }
 
 /* The transmit engine asked for, or named by XROCE_TX_ENGINE. */
@@ -234,6 +255,7 @@ static void destroy_objects(struct xroce_device *dev)
 		dev->pds = pd->next;
 		free(pd);
 	}
+	xr_anymem_flush(dev);
 	while (dev->cqs) {
 		struct xroce_cq *cq = dev->cqs;
 
@@ -316,7 +338,7 @@ void *xr_mem_alloc(struct xroce_device *dev, size_t len, size_t align)
 	uint64_t off;
 	int rc;
 
-	rc = xr_heap_alloc(&dev->heap, len, align, &off);
+	rc = xr_anymem_heap_alloc(dev, len, align, &off);
 	if (rc) {
 		xr_fail(&dev->log, rc, "xroce_mem_alloc(%zu): %s (device memory "
 			"is %zu bytes, %llu in use; raise mem_size)", len,

@@ -196,8 +196,10 @@ struct xroce_device {
 	/* asyncev.c: the application's event handler */
 	xroce_event_fn event_fn;
 	void *event_arg;
-	/* anymem.c: application memory moved into the memory map */
+	/* anymem.c: application memory moved into the memory map; extents
+	 * no region uses stay (idle) up to extent_idle_max bytes */
 	struct xr_extent *extents;
+	uint64_t extent_idle_max, extent_seq;
 };
 
 #endif /* XR_ENGINE_DEVICE_H */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
+#include "anymem.h"
 #include "device.h"
 #include "engine.h"
 #include "mr.h"
@@ -28,8 +29,8 @@ static int inline_area(struct xroce_qp *qp)
 
 	if (qp->inline_off)
 		return 0;
-	rc = xr_heap_alloc(&qp->dev->heap, (uint64_t)qp->sq_size * XROCE_MAX_INLINE,
-			   64, &off);
+	rc = xr_anymem_heap_alloc(qp->dev, (uint64_t)qp->sq_size * XROCE_MAX_INLINE,
+				  64, &off);
 	if (rc)
 		return rc;
 	qp->inline_off = off;

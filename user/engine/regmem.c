@@ -5,6 +5,7 @@
  * process is moved into it first (anymem.c).  Then mr.c publishes it.
  */
 #include <errno.h>
+#include <stdbool.h>
 
 #include "anymem.h"
 #include "device.h"
@@ -20,6 +21,9 @@ int xr_mr_reg(struct xroce_pd *pd, void *addr, size_t length, int access,
 	uint64_t off;
 	int rc;
 
+	bool nocache = access & XROCE_REG_NO_CACHE;
+
+	access &= ~XROCE_REG_NO_CACHE;
 	if (access & ~(XROCE_ACCESS_LOCAL_WRITE | XROCE_ACCESS_REMOTE_WRITE |
 		       XROCE_ACCESS_REMOTE_READ))
 		return xr_fail(&dev->log, -EINVAL, "xroce_reg_mr: unknown access bits %#x",
@@ -38,7 +42,11 @@ int xr_mr_reg(struct xroce_pd *pd, void *addr, size_t length, int access,
 				       addr, length);
 		off = (uint64_t)(p - dev->mem);
 	} else {
-		rc = xr_anymem_get(dev, addr, length, &off, &ext);
+		/* Regions peers may WRITE are given back at deregistration
+		 * (anymem.c says why). */
+		rc = xr_anymem_get(dev, addr, length,
+				   nocache || (access & XROCE_ACCESS_REMOTE_WRITE),
+				   &off, &ext);
 		if (rc)
 			return rc;
 	}

@@ -105,6 +105,10 @@ static struct ibv_mr *reg(struct ibv_pd *p, void *addr, size_t len,
 		xa |= XROCE_ACCESS_REMOTE_WRITE;
 	if (access & IBV_ACCESS_REMOTE_READ)
 		xa |= XROCE_ACCESS_REMOTE_READ;
+	/* Deregistered pages kept in device memory stay MADV_DONTFORK and
+	 * shared: a process that forks wants them back at once. */
+	if (fork_enabled)
+		xa |= XROCE_REG_NO_CACHE;
 	rc = xroce_reg_mr(pd->xpd, addr, len, xa, &mr->xmr);
 	if (rc) {
 		free(mr);
