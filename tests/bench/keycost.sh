@@ -89,9 +89,10 @@ for ((r = 1; r <= REPEAT; r++)); do
 	[ $((r % 2)) -eq 0 ] && order=(on off)
 	for k in "${order[@]}"; do
 		server "$k"
-		bw=$(client "$k" --mode bw -s "$SIZE" -d "$SECS" | xr_json 'j["gbps"]')
+		bw=$(client "$k" --mode bw -s "$SIZE" -d "$SECS" |
+			xr_json 'str(j["gbps"]) + " " + str(j["retx_pkts"]) + " " + str(j["pkts"])')
 		lat=$(client "$k" --mode lat -s 64 -n "$ITERS" | xr_json 'j["rtt_p50_us"]')
-		echo "$r $k $bw $lat" >>"$RUNS"
+		echo "$r $k ${bw%% *} $lat ${bw#* }" >>"$RUNS"
 	done
 done
 stop_server
@@ -114,7 +115,7 @@ ratio = {p: float(next(r[2] for r in rows if r[0] == p and r[1] == 'on')) /
          float(next(r[2] for r in rows if r[0] == p and r[1] == 'off')) for p in pairs}
 print("  goodput on/off per pair: " + ", ".join(f"{ratio[p]:.2f}" for p in pairs) +
       f" (median {statistics.median(ratio.values()):.2f})")
-print("  runs (pair key goodput_gbps rtt_p50_us):")
+print("  runs (pair key goodput_gbps rtt_p50_us retx_pkts pkts):")
 for r in rows:
     print("   ", " ".join(r))
 if out:
@@ -122,5 +123,6 @@ if out:
                'rtt_p50_us': {'off': lat_off, 'on': lat_on},
                'pair_ratios': [ratio[p] for p in pairs],
                'runs': [{'pair': int(r[0]), 'key': r[1], 'goodput_gbps': float(r[2]),
-                         'rtt_p50_us': float(r[3])} for r in rows]}, open(out, 'w'), indent=1)
+                         'rtt_p50_us': float(r[3]), 'retx_pkts': int(r[4]),
+                         'pkts': int(r[5])} for r in rows]}, open(out, 'w'), indent=1)
 EOF
