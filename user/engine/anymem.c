@@ -106,7 +106,7 @@ static bool vma_hugetlb(uintptr_t a, uintptr_t b)
  * mapping's page tables: 25 ms per call in an MPI rank here, paid by every
  * registration and deregistration.) */
 static int vmas_of(struct xroce_device *dev, uintptr_t s, uintptr_t e,
-		   struct xr_vma *out, int *n)
+		   struct xr_vma *out, int *n, bool quiet)
 {
 	FILE *f = fopen("/proc/self/maps", "re");
 	char *line = NULL, perms[8];
@@ -115,8 +115,9 @@ static int vmas_of(struct xroce_device *dev, uintptr_t s, uintptr_t e,
 	int k = 0;
 
 	if (!f)
-		return xr_fail(&dev->log, -errno, "reg_mr: /proc/self/maps: %s",
-			       strerror(errno));
+		return quiet ? -errno : xr_fail(&dev->log, -errno,
+						"reg_mr: /proc/self/maps: %s",
+						strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long a, b, off;
 		int name_at = 0;
@@ -150,15 +151,17 @@ static int vmas_of(struct xroce_device *dev, uintptr_t s, uintptr_t e,
 	free(line);
 	fclose(f);
 	if (k < 0)
-		return xr_fail(&dev->log, -EOPNOTSUPP, "reg_mr: the range spans more "
-			       "than %d mappings", XR_MAX_VMAS);
+		return quiet ? -EOPNOTSUPP :
+		       xr_fail(&dev->log, -EOPNOTSUPP, "reg_mr: the range spans "
+			       "more than %d mappings", XR_MAX_VMAS);
 	for (int i = 0; i < k; i++) {
 		if (out[i].start > covered)
 			break;
 		covered = out[i].end;
 	}
 	if (covered < e)
-		return xr_fail(&dev->log, -EFAULT, "reg_mr: %#lx is not mapped",
+		return quiet ? -EFAULT :
+		       xr_fail(&dev->log, -EFAULT, "reg_mr: %#lx is not mapped",
 			       (unsigned long)covered);
 	*n = k;
 	return 0;
@@ -543,6 +546,7 @@ static int grow_in_place(struct xroce_device *dev, struct xr_extent **xs, int nx
 		memcpy(x0->segs + x0->nsegs, x->segs, x->nsegs * sizeof(*segs));
 		x0->nsegs += x->nsegs;
 		x0->refs += x->refs;
+		x0->nocache |= x->nocache;
 		if (x->end > x0->end)
 			x0->end = x->end;
 		regions_move(dev, x, x0);
@@ -618,6 +622,7 @@ static int move_together(struct xroce_device *dev, struct xr_extent **xs, int nx
 		struct xr_extent *x = xs[i];
 
 		n->refs += x->refs;
+		n->nocache |= x->nocache;
 		regions_move(dev, x, n);
 		xr_heap_free_range(&dev->heap, x->off, x->end - x->va);
 		extent_unlink(dev, x);
@@ -633,8 +638,11 @@ static int move_together(struct xroce_device *dev, struct xr_extent **xs, int nx
 }
 
 /* Give extent x's pages back to the application (unless they are no
- * longer its: unmapped or replaced) and forget it. */
-static void extent_release(struct xroce_device *dev, struct xr_extent *x)
+ * longer its: unmapped or replaced) and forget it.  idle: it had no region
+ * any more, so the application was free to unmap or replace its pages
+ * (no warning then). */
+static void extent_release(struct xroce_device *dev, struct xr_extent *x,
+			   bool idle)
 {
 	struct xr_vma v[XR_MAX_VMAS];
 	uint64_t len = x->end - x->va;
@@ -642,13 +650,13 @@ static void extent_release(struct xroce_device *dev, struct xr_extent *x)
 	int nv = 0, i;
 	uint32_t j;
 
-	if (mine && !vmas_of(dev, x->va, x->end, v, &nv)) {
+	if (mine && !vmas_of(dev, x->va, x->end, v, &nv, idle)) {
 		for (i = 0; i < nv && mine; i++)
 			mine = vma_is_extent(dev, &v[i], x);
 	} else {
 		mine = false;
 	}
-	if (!mine && !x->orphan)
+	if (!mine && !x->orphan && !idle)
 		xr_log(&dev->log, XROCE_LOG_WARN, "dereg_mr: pages at %#lx were "
 		       "unmapped or replaced before their deregistration",
 		       (unsigned long)x->va);
@@ -696,7 +704,7 @@ static int evict_idle(struct xroce_device *dev, uint64_t max, uintptr_t keep_s,
 		}
 		if (!old || idle <= max)
 			return n;
-		extent_release(dev, old);
+		extent_release(dev, old, true);
 		n++;
 	}
 }
@@ -710,7 +718,7 @@ static int anymem_get(struct xroce_device *dev, uintptr_t a, uintptr_t s,
 	struct xr_extent *xs[XR_MAX_VMAS], *x, *next;
 	int nv = 0, nx, i, rc;
 
-	rc = vmas_of(dev, s, e, v, &nv);
+	rc = vmas_of(dev, s, e, v, &nv, false);
 	if (!rc)
 		rc = refuse_stack(dev, s, e, v, nv);
 	if (rc)
@@ -734,7 +742,7 @@ static int anymem_get(struct xroce_device *dev, uintptr_t a, uintptr_t s,
 				break;
 			}
 		if (x->orphan && !x->refs)
-			extent_release(dev, x);
+			extent_release(dev, x, true);
 	}
 	for (i = 0; i < nv; i++) {
 		if (v[i].bpfmap && v[i].shared) {
@@ -838,7 +846,7 @@ void xr_anymem_put(struct xroce_device *dev, struct xr_extent *x)
 	 * would land in the application's memory after this returns).  Given
 	 * back, such a late write lands in the map, not in the application. */
 	if (busy || x->orphan || x->nocache || !dev->extent_idle_max) {
-		extent_release(dev, x);
+		extent_release(dev, x, false);
 		return;
 	}
 	x->idle_seq = ++dev->extent_seq;
