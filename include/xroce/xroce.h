@@ -158,9 +158,9 @@ enum xroce_access_flags {
 	XROCE_ACCESS_REMOTE_READ = 4,
 	/* Not an access right but a registration flag (xroce_reg_mr): when
 	 * the last region over these pages is deregistered, give the pages
-	 * back to the process at once, instead of keeping them in device
-	 * memory for the next registration of the same buffer.  For a process
-	 * that forks afterwards (ibv_fork_init sets it). */
+	 * back to the process at once, even where XROCE_MR_CACHE_MB would
+	 * keep them (xroce_dereg_mr).  For a process that forks afterwards
+	 * (ibv_fork_init sets it). */
 	XROCE_REG_NO_CACHE = 0x100,
 };
 
@@ -186,14 +186,18 @@ int xroce_reg_mr(struct xroce_pd *pd, void *addr, size_t length, int access,
 		 struct xroce_mr **out);
 /* Outstanding work that uses memory no other region covers any more fails
  * (the QP moves to the error state, XROCE_WC_LOC_PROT_ERR): nothing is
- * written to the pages after this.  Memory that xroce_reg_mr moved stays
- * in device memory, unused, so that registering it again costs no copy
- * (MPI and libfabric register a message buffer per transfer); the pages
- * go back to the process when the device needs the room, when more than
- * XROCE_MR_CACHE_MB (environment; default a quarter of the device memory,
- * 0 = none) is kept, at xroce_close_device, or at once with
- * XROCE_REG_NO_CACHE.  The process sees the same addresses and contents
- * either way. */
+ * written to the pages after this, and memory that xroce_reg_mr moved goes
+ * back to the process (same addresses, same contents).  With the
+ * environment variable XROCE_MR_CACHE_MB=N, up to N MiB of such memory
+ * instead stays in device memory, unused, so that registering the same
+ * buffer again costs no copy (MPI over libfabric registers a buffer per
+ * large message); it goes back when its room is needed, oldest first, and
+ * at xroce_close_device.  Not kept: memory that work was still using,
+ * memory of a region with XROCE_ACCESS_REMOTE_WRITE, XROCE_REG_NO_CACHE
+ * registrations.  Only for processes whose allocator does not hand freed
+ * pages back piecewise while they are kept: madvise(MADV_DONTNEED) on
+ * them, as glibc does when it trims a heap, leaves them unbacked (SIGBUS
+ * on the next touch); docs/VERBS.md. */
 int xroce_dereg_mr(struct xroce_mr *mr);
 
 /* ---- completion queue ---------------------------------------------- */

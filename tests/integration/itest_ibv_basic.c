@@ -34,12 +34,16 @@
  *      share are refused "receiver not ready" until the SRQ takes the
  *      other QP's untouched receives back and moves them; all eight land,
  *      in order, with their data
- *   K  deregistered memory kept in device memory (libxroce's idle
- *      extents): a malloc'd 1 MiB buffer registered REMOTE_READ, then
- *      deregistered, is still the device map's pages (/proc/self/maps),
- *      its contents unchanged and writable; registered again it keeps what
- *      was written; one registered REMOTE_WRITE is given back at once, and
- *      the kept one is given back by ibv_close_device
+ *   K  deregistered memory: a malloc'd 1 MiB buffer registered
+ *      REMOTE_READ, then deregistered, is the process's own memory again
+ *      (/proc/self/maps) or, with XROCE_MR_CACHE_MB set, still the device
+ *      map's pages (libxroce's idle extents), its contents unchanged and
+ *      writable either way; registered again it keeps what was written;
+ *      one registered REMOTE_WRITE is given back at once in both modes,
+ *      and a kept one is given back by ibv_close_device; a kept mmap'd
+ *      range whose middle the application replaced and whose end it made
+ *      read-only after deregistration is given back around the new
+ *      mapping, which stays untouched, with the new protection
  *
  * Usage: itest_ibv_basic server PORT | client HOST PORT
  * (device: $ITEST_IBV_DEVICE or the first; GID index $ITEST_IBV_GID or 0)
@@ -758,10 +762,64 @@ static bool in_device_memory(const void *p)
 
 #define KLEN (1u << 20)
 
+#define KPG 4096u
+
+/* K, in keep mode: 64 pages from mmap, registered and deregistered (kept
+ * idle), then pages 16..31 replaced by a new mapping and 48..63 made
+ * read-only.  Checked after ibv_close_device by phase_k_split_closed. */
+static uint8_t *phase_k_split(struct side *s)
+{
+	uint8_t *p = mmap(NULL, 64 * KPG, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr;
+
+	CHECK(p != MAP_FAILED, "K: mmap: %s", strerror(errno));
+	memset(p, 7, 64 * KPG);
+	mr = ibv_reg_mr(s->pd, p, 64 * KPG, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_READ);
+	CHECK(mr, "K: reg_mr of the mmap'd range: %s", strerror(errno));
+	CHECK(!ibv_dereg_mr(mr), "K: dereg of the mmap'd range");
+	CHECK(in_device_memory(p), "K: the mmap'd range was not kept idle");
+	CHECK(mmap(p + 16 * KPG, 16 * KPG, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+		   MAP_ANONYMOUS | MAP_FIXED, -1, 0) == p + 16 * KPG,
+	      "K: mmap over the middle: %s", strerror(errno));
+	memset(p + 16 * KPG, 9, 16 * KPG);
+	CHECK(!mprotect(p + 48 * KPG, 16 * KPG, PROT_READ), "K: mprotect: %s",
+	      strerror(errno));
+	return p;
+}
+
+static void phase_k_split_closed(uint8_t *p)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	uint32_t i;
+
+	for (i = 0; i < 64 * KPG; i++)
+		CHECK(p[i] == (i / KPG >= 16 && i / KPG < 32 ? 9 : 7),
+		      "K: byte %u of the split range is wrong after close", i);
+	CHECK(!in_device_memory(p) && !in_device_memory(p + 40 * KPG) &&
+	      !in_device_memory(p + 50 * KPG), "K: split range still device memory");
+	CHECK(f, "/proc/self/maps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char perms[8];
+
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 &&
+		    lo <= (uintptr_t)p + 50 * KPG && (uintptr_t)p + 50 * KPG < hi)
+			CHECK(perms[1] == '-', "K: the read-only end came back "
+			      "writable: %s", line);
+	}
+	fclose(f);
+	munmap(p, 64 * KPG);
+}
+
 /* K, before ibv_close_device: returns the buffer kept idle. */
 static uint8_t *phase_k(struct side *s)
 {
 	uint8_t *k = aligned_alloc(4096, KLEN), *w = aligned_alloc(4096, KLEN);
+	const char *env = getenv("XROCE_MR_CACHE_MB");
+	bool keep = env && atoi(env) > 0;
 	struct ibv_mr *mr;
 	uint32_t i;
 
@@ -771,8 +829,9 @@ static uint8_t *phase_k(struct side *s)
 	mr = ibv_reg_mr(s->pd, k, KLEN, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
 	CHECK(mr && in_device_memory(k), "K: reg_mr: %s", strerror(errno));
 	CHECK(!ibv_dereg_mr(mr), "K: dereg");
-	CHECK(in_device_memory(k) && in_device_memory(k + KLEN - 1),
-	      "K: deregistered REMOTE_READ memory was not kept idle");
+	CHECK(in_device_memory(k) == keep && in_device_memory(k + KLEN - 1) == keep,
+	      keep ? "K: deregistered REMOTE_READ memory was not kept idle" :
+	      "K: deregistered memory still device memory (XROCE_MR_CACHE_MB unset)");
 	for (i = 0; i < KLEN; i++)
 		CHECK(k[i] == (uint8_t)(i * 7 + 3), "K: byte %u changed by dereg", i);
 	memset(k, 0x5a, KLEN);
@@ -790,6 +849,9 @@ static uint8_t *phase_k(struct side *s)
 	for (i = 0; i < KLEN; i++)
 		CHECK(w[i] == 0x33, "K: byte %u of the given-back buffer changed", i);
 	free(w);
+	printf("client K: deregistered REMOTE_READ memory %s, registered again "
+	       "with its contents; REMOTE_WRITE memory given back at dereg\n",
+	       keep ? "kept idle (XROCE_MR_CACHE_MB)" : "given back at once");
 	return k;
 }
 
@@ -802,8 +864,8 @@ static void phase_k_closed(uint8_t *k)
 	for (i = 0; i < KLEN; i++)
 		CHECK(k[i] == 0x5a, "K: byte %u changed by ibv_close_device", i);
 	free(k);
-	printf("client K: deregistered memory kept idle, registered again with its "
-	       "contents, given back at close (REMOTE_WRITE memory at dereg)\n");
+	printf("client K: no device memory left over the buffer after "
+	       "ibv_close_device, contents kept\n");
 }
 
 static void phase_f(struct side *s)
@@ -942,7 +1004,7 @@ static void client(const char *host, const char *port)
 	struct ibv_send_wr w = { .sg_list = &sg, .num_sge = 1,
 				 .send_flags = IBV_SEND_SIGNALED };
 	struct ibv_wc wc;
-	uint8_t *b, *kept;
+	uint8_t *b, *kept, *split;
 	int i;
 
 	role = "client";
@@ -1023,6 +1085,8 @@ static void client(const char *host, const char *port)
 		CHECK(!ibv_destroy_qp(h[i]), "destroy_qp");
 	phase_f(&s);
 	kept = phase_k(&s);
+	split = getenv("XROCE_MR_CACHE_MB") && atoi(getenv("XROCE_MR_CACHE_MB")) > 0 ?
+		phase_k_split(&s) : NULL;
 	ibv_dereg_mr(mb);
 	ibv_destroy_cq(s.cq);
 	ibv_destroy_cq(s.rcq);
@@ -1030,6 +1094,8 @@ static void client(const char *host, const char *port)
 	ibv_dealloc_pd(s.pd);
 	ibv_close_device(s.ctx);
 	phase_k_closed(kept);
+	if (split)
+		phase_k_split_closed(split);
 	free(b);
 	printf("client: all phases passed\n");
 }

@@ -18,16 +18,20 @@
  * them: data arriving for them during the move would be lost).
  *
  * When the last region of an extent goes, work that may still read or
- * write its memory fails first (the QP moves to the error state).  The
- * extent then stays in the map, idle: MPI over libfabric registers a
+ * write its memory fails first (the QP moves to the error state), then the
+ * pages are given back: a private anonymous copy put in their place with
+ * mremap, atomically.  With dev->extent_idle_max (XROCE_MR_CACHE_MB) the
+ * extent may instead stay in the map, idle: MPI over libfabric registers a
  * message buffer for each large transfer and deregisters it after, and
- * moving the same pages in and out each time cost more than the transfer.
- * Idle extents are given back (a private anonymous copy put in their place
- * with mremap, atomically), oldest first, when more than
- * dev->extent_idle_max bytes are idle, when a registration needs their
- * room, and at device close.  docs/VERBS.md has the costs and the limits.
+ * moving the same pages in and out each time costs more than the
+ * transfer.  Idle extents are given back oldest first beyond that size,
+ * when a registration or allocation needs their room, and at device close.
+ * Off by default: an allocator that madvise(MADV_DONTNEED)s freed pages
+ * would leave idle device pages unbacked.  docs/VERBS.md has the costs and
+ * the limits.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,19 +87,34 @@ struct xr_extent {
 
 /* ---- the application's mappings ------------------------------------- */
 
-/* Is the mapping [a, b) backed by hugetlbfs (MAP_HUGETLB memory, or a
- * file on a hugetlbfs mount)?  Asked only of mappings that have a file:
- * the kernel names the file behind each one in /proc/self/map_files, and
- * anonymous MAP_HUGETLB memory is a file of an internal hugetlbfs mount
- * too.  (Transparent huge pages need no check: their mapping's pages are
- * still 4 KiB to mmap and mremap.) */
-static bool vma_hugetlb(uintptr_t a, uintptr_t b)
+/* Is the mapping [a, b), whose /proc/self/maps name is name (a path: it
+ * has a file), backed by hugetlbfs (MAP_HUGETLB memory, or a file on a
+ * hugetlbfs mount)?  The kernel names the file behind each mapping in
+ * /proc/self/map_files, anonymous MAP_HUGETLB memory being a file of an
+ * internal hugetlbfs mount; following those links needs CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE, so without them the name says it: the internal
+ * mount's "/anon_hugepage", or the file's own path.  (Transparent huge
+ * pages need no check: their mapping's pages are still 4 KiB to mmap and
+ * mremap.) */
+static bool vma_hugetlb(uintptr_t a, uintptr_t b, const char *name)
 {
-	char path[64];
+	char path[PATH_MAX];
 	struct statfs sf;
+	size_t n;
 
 	snprintf(path, sizeof(path), "/proc/self/map_files/%lx-%lx",
 		 (unsigned long)a, (unsigned long)b);
+	if (!statfs(path, &sf))
+		return (unsigned long)sf.f_type == HUGETLBFS_MAGIC;
+	if (!strncmp(name, "/anon_hugepage", 14))
+		return true;
+	n = strcspn(name, "\n");
+	if (n >= sizeof(path))
+		return false;
+	memcpy(path, name, n);
+	path[n] = 0;
+	if (n > 10 && !strcmp(path + n - 10, " (deleted)"))
+		path[n - 10] = 0;
 	return !statfs(path, &sf) && (unsigned long)sf.f_type == HUGETLBFS_MAGIC;
 }
 
@@ -106,7 +125,7 @@ static bool vma_hugetlb(uintptr_t a, uintptr_t b)
  * mapping's page tables: 25 ms per call in an MPI rank here, paid by every
  * registration and deregistration.) */
 static int vmas_of(struct xroce_device *dev, uintptr_t s, uintptr_t e,
-		   struct xr_vma *out, int *n, bool quiet)
+		   struct xr_vma *out, int *n, bool partial)
 {
 	FILE *f = fopen("/proc/self/maps", "re");
 	char *line = NULL, perms[8];
@@ -115,7 +134,7 @@ static int vmas_of(struct xroce_device *dev, uintptr_t s, uintptr_t e,
 	int k = 0;
 
 	if (!f)
-		return quiet ? -errno : xr_fail(&dev->log, -errno,
+		return partial ? -errno : xr_fail(&dev->log, -errno,
 						"reg_mr: /proc/self/maps: %s",
 						strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
@@ -145,13 +164,13 @@ static int vmas_of(struct xroce_device *dev, uintptr_t s, uintptr_t e,
 		out[k].off = off;
 		out[k].bpfmap = strstr(name, "anon_inode:bpf-map") != NULL;
 		out[k].stack = strncmp(name, "[stack]", 7) == 0;
-		out[k].huge = name[0] == '/' && vma_hugetlb(a, b);
+		out[k].huge = name[0] == '/' && vma_hugetlb(a, b, name);
 		k++;
 	}
 	free(line);
 	fclose(f);
 	if (k < 0)
-		return quiet ? -EOPNOTSUPP :
+		return partial ? -EOPNOTSUPP :
 		       xr_fail(&dev->log, -EOPNOTSUPP, "reg_mr: the range spans "
 			       "more than %d mappings", XR_MAX_VMAS);
 	for (int i = 0; i < k; i++) {
@@ -159,9 +178,8 @@ static int vmas_of(struct xroce_device *dev, uintptr_t s, uintptr_t e,
 			break;
 		covered = out[i].end;
 	}
-	if (covered < e)
-		return quiet ? -EFAULT :
-		       xr_fail(&dev->log, -EFAULT, "reg_mr: %#lx is not mapped",
+	if (covered < e && !partial)
+		return xr_fail(&dev->log, -EFAULT, "reg_mr: %#lx is not mapped",
 			       (unsigned long)covered);
 	*n = k;
 	return 0;
@@ -637,47 +655,53 @@ static int move_together(struct xroce_device *dev, struct xr_extent **xs, int nx
 	return 0;
 }
 
-/* Give extent x's pages back to the application (unless they are no
- * longer its: unmapped or replaced) and forget it.  idle: it had no region
- * any more, so the application was free to unmap or replace its pages
- * (no warning then). */
+/* Give extent x's pages back to the application and forget it.  Piece by
+ * piece: what is still the extent's mapping goes back with the protection
+ * it has now; what the application unmapped or replaced meanwhile is left
+ * alone (those addresses are someone else's now).  Also for an orphan,
+ * part of which may still be ours (a heap shrunk by sbrk cuts an extent in
+ * two).  idle: it had no region
+ * any more, so the application was free to do that (no warning then). */
 static void extent_release(struct xroce_device *dev, struct xr_extent *x,
 			   bool idle)
 {
 	struct xr_vma v[XR_MAX_VMAS];
-	uint64_t len = x->end - x->va;
-	bool mine = !x->orphan;
+	uint64_t len = x->end - x->va, ours = 0;
+	bool kept = false;
 	int nv = 0, i;
-	uint32_t j;
 
-	if (mine && !vmas_of(dev, x->va, x->end, v, &nv, idle)) {
-		for (i = 0; i < nv && mine; i++)
-			mine = vma_is_extent(dev, &v[i], x);
-	} else {
-		mine = false;
-	}
-	if (!mine && !x->orphan && !idle)
-		xr_log(&dev->log, XROCE_LOG_WARN, "dereg_mr: pages at %#lx were "
-		       "unmapped or replaced before their deregistration",
+	if (vmas_of(dev, x->va, x->end, v, &nv, true)) {
+		/* Cannot tell what is still ours: leave the range allocated
+		 * rather than hand out pages that may still be mapped. */
+		xr_log(&dev->log, XROCE_LOG_ERROR, "dereg_mr: cannot list the "
+		       "mappings at %#lx: its pages stay in device memory",
 		       (unsigned long)x->va);
-	for (j = 0; mine && j < x->nsegs; j++) {
-		const struct xr_vseg *g = &x->segs[j];
-		int rc = give_back(dev, g->va, g->end - g->va,
-				   x->off + (g->va - x->va), g->prot);
+		kept = true;
+	}
+	for (i = 0; !kept && i < nv; i++) {
+		uintptr_t a = v[i].start > x->va ? v[i].start : x->va;
+		uintptr_t b = v[i].end < x->end ? v[i].end : x->end;
+		int rc;
 
+		if (!vma_is_extent(dev, &v[i], x))
+			continue;
+		ours += b - a;
+		rc = give_back(dev, a, b - a, x->off + (a - x->va), v[i].prot);
 		if (rc) {
-			/* The pages stay device memory: still memory to the
+			/* Those pages stay device memory: still memory to the
 			 * application, so the range must not be reused. */
 			xr_log(&dev->log, XROCE_LOG_ERROR, "dereg_mr: cannot give "
 			       "pages at %#lx back (%s): they stay in device memory",
-			       (unsigned long)g->va, strerror(-rc));
-			extent_unlink(dev, x);
-			free(x->segs);
-			free(x);
-			return;
+			       (unsigned long)a, strerror(-rc));
+			kept = true;
 		}
 	}
-	xr_heap_free_range(&dev->heap, x->off, len);
+	if (ours < len && !x->orphan && !idle && !kept)
+		xr_log(&dev->log, XROCE_LOG_WARN, "dereg_mr: pages at %#lx were "
+		       "unmapped or replaced before their deregistration",
+		       (unsigned long)x->va);
+	if (!kept)
+		xr_heap_free_range(&dev->heap, x->off, len);
 	extent_unlink(dev, x);
 	free(x->segs);
 	free(x);

@@ -84,14 +84,16 @@ static int read_config(struct xroce_device *dev, const char *ifname)
 
 /* The memory map: telemetry, every plane's transmit frames, the heap. */
 /* How much deregistered application memory may stay in the memory map
- * (anymem.c): XROCE_MR_CACHE_MB, or a quarter of the device memory. */
-static int mr_cache_size(struct xroce_device *dev, size_t mem)
+ * (anymem.c): XROCE_MR_CACHE_MB; none by default, because an allocator
+ * that hands freed pages back piecewise (madvise(MADV_DONTNEED), a heap
+ * shrunk by sbrk) would then fault on device pages (docs/VERBS.md). */
+static int mr_cache_size(struct xroce_device *dev)
 {
 	const char *env = getenv("XROCE_MR_CACHE_MB");
 	char *end;
 	unsigned long long mb;
 
-	dev->extent_idle_max = mem / 4;
+	dev->extent_idle_max = 0;
 	if (!env || !*env)
 		return 0;
 	errno = 0;
@@ -118,7 +120,7 @@ static int create_memory(struct xroce_device *dev, size_t mem_size)
 	rc = xr_heap_init(&dev->heap, frames, mem);
 	if (rc)
 		return xr_fail(&dev->log, rc, "out of memory");
-	return mr_cache_size(dev, mem);
+	return mr_cache_size(dev);
 }
 
 /* The transmit engine asked for, or named by XROCE_TX_ENGINE. */
