@@ -660,8 +660,8 @@ static int move_together(struct xroce_device *dev, struct xr_extent **xs, int nx
  * it has now; what the application unmapped or replaced meanwhile is left
  * alone (those addresses are someone else's now).  Also for an orphan,
  * part of which may still be ours (a heap shrunk by sbrk cuts an extent in
- * two).  idle: it had no region
- * any more, so the application was free to do that (no warning then). */
+ * two).  idle: it had no region any more, so the application was free to
+ * do that (no warning then). */
 static void extent_release(struct xroce_device *dev, struct xr_extent *x,
 			   bool idle)
 {
@@ -747,9 +747,11 @@ static int anymem_get(struct xroce_device *dev, uintptr_t a, uintptr_t s,
 		rc = refuse_stack(dev, s, e, v, nv);
 	if (rc)
 		return rc;
-	/* Extents whose pages are no longer theirs (the application unmapped
-	 * or replaced them) are forgotten here: never given back.  An idle
-	 * one goes at once (no region will put it). */
+	/* Extents whose pages are no longer all theirs (the application
+	 * unmapped or replaced some) become orphans: no registration joins
+	 * them any more, and when they go only what is still theirs is given
+	 * back (extent_release).  An idle one goes at once (no region will
+	 * put it). */
 	for (x = dev->extents; x; x = next) {
 		next = x->next;
 		if (x->orphan || x->end <= s || x->va >= e)

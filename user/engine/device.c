@@ -82,7 +82,6 @@ static int read_config(struct xroce_device *dev, const char *ifname)
 	return 0;
 }
 
-/* The memory map: telemetry, every plane's transmit frames, the heap. */
 /* How much deregistered application memory may stay in the memory map
  * (anymem.c): XROCE_MR_CACHE_MB; none by default, because an allocator
  * that hands freed pages back piecewise (madvise(MADV_DONTNEED), a heap
@@ -105,6 +104,7 @@ static int mr_cache_size(struct xroce_device *dev)
 	return 0;
 }
 
+/* The memory map: telemetry, every plane's transmit frames, the heap. */
 static int create_memory(struct xroce_device *dev, size_t mem_size)
 {
 	size_t mem = mem_size ? mem_size : XR_DEFAULT_MEM;

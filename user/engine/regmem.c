@@ -18,10 +18,9 @@ int xr_mr_reg(struct xroce_pd *pd, void *addr, size_t length, int access,
 	struct xroce_device *dev = pd->dev;
 	struct xr_extent *ext = NULL;
 	uint8_t *p = addr;
+	bool nocache = access & XROCE_REG_NO_CACHE;
 	uint64_t off;
 	int rc;
-
-	bool nocache = access & XROCE_REG_NO_CACHE;
 
 	access &= ~XROCE_REG_NO_CACHE;
 	if (access & ~(XROCE_ACCESS_LOCAL_WRITE | XROCE_ACCESS_REMOTE_WRITE |
