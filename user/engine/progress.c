@@ -32,15 +32,35 @@
 #define XR_TELEM_PERIOD_NS 10000000ull /* telemetry update (p99s cost) */
 #define XR_WATCH_PERIOD_NS 100000000ull /* planes: attachment and MTU */
 /* An application that computes between calls (filling its next buffer,
- * say) leaves the network unwatched.  A retransmission deadline that passed
- * meanwhile proves nothing: on a busy host the ACKs may not have been
- * processed yet either (the softirq that would deliver them is queued
- * behind the application on the same CPU), and expiring then resends whole
- * windows that arrived.  So after an absence longer than XR_ABSENT_NS the
- * timers wait XR_ABSENT_GRACE_NS more, watched, before they may fire; the
- * default RTO floor (1 ms) is what both are sized after. */
-#define XR_ABSENT_NS 1000000ull
+ * say) leaves the network unwatched; so does a process the host
+ * deschedules.  A retransmission deadline that passed meanwhile proves
+ * nothing: on a busy host the ACKs may not have been processed yet either
+ * (the softirq that would deliver them is queued behind the application on
+ * the same CPU), and a path's last packet before the absence asked for no
+ * ACK if it was an even PSN (sender.c: the next packet on its path, which
+ * the absent sender did not send, would have answered for it).  Expiring
+ * then resends packets that arrived.  So after an absence longer than
+ * XR_ABSENT_NS (half the default RTO floor of 1 ms, since such a timer
+ * fires after an absence of about one RTO) the timers wait
+ * XR_ABSENT_GRACE_NS more, watched, before they may fire.  An absence
+ * right after the round that set a hold does not renew it, so a program
+ * that is always away between calls still has its timers fire at every
+ * other call. */
+#define XR_ABSENT_NS 500000ull
 #define XR_ABSENT_GRACE_NS 1000000ull
+
+/* The network went unwatched from `from` to `to`: hold the timers (see
+ * XR_ABSENT_NS), unless the absence followed straight on the round that
+ * set the hold in force (no round ran watched in between). */
+static void note_absence(struct xroce_device *dev, uint64_t from, uint64_t to)
+{
+	if (!from || to - from <= XR_ABSENT_NS)
+		return;
+	if (from < dev->timer_hold_ns && dev->rounds - dev->hold_round <= 1)
+		return;
+	dev->timer_hold_ns = to + XR_ABSENT_GRACE_NS;
+	dev->hold_round = dev->rounds;
+}
 
 /* One QP's share of a round; lowers *next to its next deadline, sets
  * *busy if it could send right now. */
@@ -145,10 +165,11 @@ uint64_t xr_progress(struct xroce_device *dev)
 	bool busy = false;
 	int i;
 
-	dev->now_ns = xr_now_ns();
-	if (dev->seen_ns && dev->now_ns - dev->seen_ns > XR_ABSENT_NS)
-		dev->timer_hold_ns = dev->now_ns + XR_ABSENT_GRACE_NS;
+	/* The drain reads the clock the round's timers use: an absence is
+	 * measured to it, so that one while the round starts counts too. */
+	dev->rounds++;
 	xr_events_drain(dev);
+	note_absence(dev, dev->seen_ns, dev->now_ns);
 	if (dev->trace)
 		xr_trace_drain_xdp(dev);
 	for (i = 0; i < dev->nplanes; i++)
@@ -172,7 +193,11 @@ uint64_t xr_progress(struct xroce_device *dev)
 	progress_qps(dev, &next, &busy);
 	if (kick_planes(dev))
 		busy = true;
+	/* A round is watching only until it sends: one held up in a system
+	 * call (a test-run transmission preempted on a busy host) left what it
+	 * sent without the packets that would have answered for it. */
 	dev->seen_ns = xr_now_ns();
+	note_absence(dev, dev->now_ns, dev->seen_ns);
 	if (busy || next <= dev->now_ns)
 		next = 0;
 	else if (dev->ctrl_next_ns < next)
