@@ -783,34 +783,41 @@ static void test_pacing(void **state)
 	assert_true((double)(t - start) >= 999 / rate_ppns * 0.999);
 }
 
-/* Burst room: what pacing and the connection window let go back to back,
- * counting down to 0 exactly as the sender spends it (the sender asks for
- * ACKs on a burst's last packets by it). */
-static void test_burst_room(void **state)
+/* Ack requests (PROTOCOL.md 7.3): every other PSN, a retransmission and
+ * the tail always; the even PSNs of a busy path not, unless a window or
+ * the pacing rate would leave the path's next packet (which answers for
+ * them) too far off. */
+static void test_ack_wanted(void **state)
 {
-	uint32_t room, n;
-	uint64_t t;
+	int i;
 
 	(void)state;
 	h_init(2, NULL);
-	/* No RTT yet: unpaced, bounded by the connection window. */
-	room = xr_cc_burst_room(&H.cc, H.now);
-	assert_true(room >= 1);
-	assert_true(room <= (uint32_t)xr_cc_conn_window(&H.cc));
+	/* No RTT yet: not paced, so no idea when the next packet goes. */
+	assert_true(xr_cc_ack_wanted(&H.cc, 0, 2, false, false, H.now));
 	H.rtt[0] = H.rtt[1] = 100 * US;
 	H.hint = 1000;
 	h_rounds(3);
-	t = H.now + 10 * MS; /* bucket full, nothing in flight */
-	room = xr_cc_burst_room(&H.cc, t);
-	assert_true(room >= 1);
-	assert_true(room <= 32);
-	for (n = 0; xr_cc_next_send_ns(&H.cc, t) == t &&
-		    xr_cc_pick_path(&H.cc, t) >= 0; n++) {
-		assert_int_equal(xr_cc_burst_room(&H.cc, t), room - n);
-		xr_cc_on_send(&H.cc, xr_cc_pick_path(&H.cc, t), t);
-	}
-	assert_int_equal(n, room);
-	assert_int_equal(xr_cc_burst_room(&H.cc, t), 0);
+	assert_true(xr_cc_conn_window(&H.cc) >= 16);
+	assert_true(xr_cc_ack_wanted(&H.cc, 0, 3, false, false, H.now));
+	assert_false(xr_cc_ack_wanted(&H.cc, 0, 2, false, false, H.now));
+	assert_false(xr_cc_ack_wanted(&H.cc, 1, 4, false, false, H.now));
+	assert_true(xr_cc_ack_wanted(&H.cc, 0, 2, true, false, H.now));
+	assert_true(xr_cc_ack_wanted(&H.cc, 0, 2, false, true, H.now));
+	assert_true(xr_cc_ack_wanted(&H.cc, 2, 2, false, false, H.now)); /* no path */
+	assert_true(xr_cc_ack_wanted(&H.cc, -1, 2, false, false, H.now));
+	/* A path window under 8 asks on every packet. */
+	H.cc.path[1].ctl.cwnd = 7;
+	assert_true(xr_cc_ack_wanted(&H.cc, 1, 4, false, false, H.now));
+	assert_false(xr_cc_ack_wanted(&H.cc, 0, 4, false, false, H.now));
+	/* A hint of 10 Mbit/s paces 1500-byte packets 1.2 ms apart: a path's
+	 * next turn is beyond the RTO floor. */
+	h_init(2, NULL);
+	H.rtt[0] = H.rtt[1] = 100 * US;
+	H.hint = 10;
+	h_rounds(3);
+	for (i = 0; i < 2; i++)
+		assert_true(xr_cc_ack_wanted(&H.cc, i, 2, false, false, H.now));
 }
 
 /* Unmarked loss on one path is failure; marked loss on another is
@@ -1154,7 +1161,7 @@ int main(void)
 		cmocka_unit_test(test_delay_signal),
 		cmocka_unit_test(test_rate_hint),
 		cmocka_unit_test(test_pacing),
-		cmocka_unit_test(test_burst_room),
+		cmocka_unit_test(test_ack_wanted),
 		cmocka_unit_test(test_failure_vs_congestion),
 		cmocka_unit_test(test_blackhole_down),
 		cmocka_unit_test(test_probe_return),

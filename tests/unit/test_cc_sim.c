@@ -298,13 +298,14 @@ static void handle_events(struct sim_conn *c, int ci, int p)
 }
 
 /* Next CSN to send: a retransmission not yet acknowledged, or new data. */
-static bool next_csn(struct sim_conn *c, uint32_t *csn)
+static bool next_csn(struct sim_conn *c, uint32_t *csn, bool *retx)
 {
 	while (c->rq_head != c->rq_tail) {
 		uint32_t x = c->rq[c->rq_head++ % 16384];
 
 		if (c->done[x % (CSN_SPAN * 2)] != x + 1) {
 			*csn = x;
+			*retx = true;
 			c->retx++;
 			return true;
 		}
@@ -312,6 +313,7 @@ static bool next_csn(struct sim_conn *c, uint32_t *csn)
 	if (c->next_csn - c->snd_una >= CSN_SPAN)
 		return false;
 	*csn = c->next_csn++;
+	*retx = false;
 	return true;
 }
 
@@ -348,6 +350,8 @@ static void sender_run(int ci)
 	}
 	/* send while pacing and windows allow */
 	for (;;) {
+		bool retx;
+
 		struct sim_ev e;
 		uint32_t csn, psn;
 
@@ -362,15 +366,14 @@ static void sender_run(int ci)
 		p = xr_cc_pick_path(&c->cc, S.now);
 		if (p < 0)
 			break; /* an ACK or a timer will wake us */
-		if (!next_csn(c, &csn))
+		if (!next_csn(c, &csn, &retx))
 			break;
 		assert_int_equal(xr_txpath_send(&c->tp[p], csn, PKT_BYTES, S.now, &psn), 0);
 		memset(&e, 0, sizeof(e));
-		/* the library's ack requests (docs/PROTOCOL.md 7.3): every other
-		 * PSN, little in flight, or the end of a burst (asked before
-		 * the packet is charged to the pacer, as the library does) */
-		e.pkt.ar = (psn & 1) || xr_txpath_inflight(&c->tp[p]) <= 2 ||
-			   xr_cc_burst_room(&c->cc, S.now) <= (uint32_t)c->npaths;
+		/* the library's ack requests (docs/PROTOCOL.md 7.3), asked
+		 * before the packet is charged to the pacer, as the library
+		 * does; a simulated sender always has more to send (no tail) */
+		e.pkt.ar = xr_cc_ack_wanted(&c->cc, p, psn, retx, false, S.now);
 		xr_cc_on_send(&c->cc, p, S.now);
 		e.pkt.psn = psn;
 		e.pkt.base = xr_txpath_base(&c->tp[p]);

@@ -1290,14 +1290,54 @@ uint64_t xr_cc_next_send_ns(const struct xr_cc *cc, uint64_t now)
 	return now + (uint64_t)ceil((1 - t) / rate);
 }
 
-uint32_t xr_cc_burst_room(const struct xr_cc *cc, uint64_t now)
-{
-	double t = tokens_at(cc, pace_rate(cc), now);
-	double w = xr_cc_conn_window(cc) - (double)cc->conn.inflight;
+/* A path whose next packet may come later than this after one that asked
+ * for nothing risks its retransmission timer (1 ms floor) firing for a
+ * packet that arrived. */
+#define XR_CC_AR_REVISIT_NS 250000.0
+#define XR_CC_AR_MIN_WIN 8.0
 
-	if (w < t)
-		t = w;
-	return t < 1 ? 0 : (uint32_t)t;
+/* Did `t` (0: never) happen less than `len` before now? */
+static bool recent(uint64_t t, uint64_t now, uint64_t len)
+{
+	return t && now - t < len;
+}
+
+bool xr_cc_ack_wanted(const struct xr_cc *cc, int path, uint32_t psn,
+		      bool retx, bool tail, uint64_t now)
+{
+	uint64_t quiet;
+	uint32_t i;
+	double r;
+
+	/* Every other PSN, as TCP's delayed ACK; a retransmission at once. */
+	if ((psn & 1) || retx || tail || !valid_path(cc, path))
+		return true;
+	/* Congestion or loss, recent or beside a competitor, reorders and
+	 * shrinks the paths: one that turns congested is picked only when
+	 * the good ones are full, and a loss may take the packet that asked.
+	 * A path's last packet would then wait long for the next one. */
+	quiet = 4 * win_len(cc->srtt_ns);
+	if (cc->compete || recent(cc->last_cong_ns, now, quiet) ||
+	    recent(cc->conn.last_cut_ns, now, quiet))
+		return true;
+	for (i = 0; i < cc->npaths; i++)
+		if (cc->path[i].state != XR_CC_GOOD ||
+		    recent(cc->path[i].ctl.last_cut_ns, now, quiet))
+			return true;
+	/* Full windows wait for an ACK.  At most one packet per path is left
+	 * unasked for, so two in flight on the path, or more than npaths on
+	 * the connection, include one that asked; but a loss may take that
+	 * one, and small windows are where losses cost timeouts (a drop-tail
+	 * queue of a few packets).  So windows under XR_CC_AR_MIN_WIN packets
+	 * a path ask on every packet. */
+	if (cc->path[path].ctl.cwnd < XR_CC_AR_MIN_WIN ||
+	    xr_cc_conn_window(cc) < XR_CC_AR_MIN_WIN * cc->npaths)
+		return true;
+	/* Pacing serves the paths in turn (each pacing token is one
+	 * packet): a path's next turn comes about npaths packets later,
+	 * which must stay well within an RTO. */
+	r = pace_rate(cc); /* packets per ns */
+	return r <= 0 || (double)cc->npaths / r > XR_CC_AR_REVISIT_NS;
 }
 
 void xr_cc_on_send(struct xr_cc *cc, int path, uint64_t now)

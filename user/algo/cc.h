@@ -236,10 +236,15 @@ int xr_cc_pick_other_path(const struct xr_cc *cc, int not);
 /* Earliest time >= now_ns at which pacing allows the next packet. */
 uint64_t xr_cc_next_send_ns(const struct xr_cc *cc, uint64_t now_ns);
 
-/* Packets that may still go back to back at now_ns: the pacing tokens
- * (rounded down) and the connection window's free room, whichever is less.
- * The sender asks for an ACK on the last packets of such a burst. */
-uint32_t xr_cc_burst_room(const struct xr_cc *cc, uint64_t now_ns);
+/* Does a packet about to go on `path` ask for an ACK (docs/PROTOCOL.md
+ * 7.3)?  psn: its PSN on the path; retx: a retransmission; tail: it is
+ * among the last npaths packets of all the work the sender has queued.
+ * Every other PSN of a path asks (an ACK answers
+ * for everything its path delivered); the others ask only where the next
+ * packet on their path, which would answer for them, may come after the
+ * path's retransmission timer. */
+bool xr_cc_ack_wanted(const struct xr_cc *cc, int path, uint32_t psn,
+		      bool retx, bool tail, uint64_t now_ns);
 
 /* Pacing rate in bytes per second (0 = not paced yet: no RTT, no hint). */
 uint64_t xr_cc_pacing_rate(const struct xr_cc *cc);

@@ -285,18 +285,15 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 		return rc;
 	memset(&h, 0, sizeof(h));
 	h.ver_type = XR_VER_TYPE(XR_T_DATA);
-	/* Ask for an ACK on every other PSN of the path, whenever the path
-	 * has little in flight, and on the last packets before a pause: the
-	 * end of a message (its tail is sprayed over every path) and the end
-	 * of a burst (pacing or the connection window stops the sender after
-	 * a few more packets).  A path whose last packet before a pause asked
-	 * for nothing would have it acknowledged only by the next packet on
-	 * that path, maybe after its retransmission timer fired: a spurious
-	 * timeout and a duplicate.  (The caller has not charged this packet
-	 * to the pacer yet: room counts it.) */
-	if ((psn & 1) || xr_txpath_inflight(&p->tp) <= 2 ||
-	    w->len - (pk->off + pk->len) < (uint64_t)qp->npaths * pk->len ||
-	    xr_cc_burst_room(&qp->cc, now) <= qp->npaths)
+	/* PROTOCOL.md 7.3.  A packet that asks for nothing is acknowledged
+	 * by the next on its path; the tail of the last queued work has none
+	 * (its last npaths packets are sprayed over every path).  A sender
+	 * held up between two packets (descheduled, or in a system call) has
+	 * its timers held meanwhile (progress.c, XR_ABSENT_NS). */
+	if (xr_cc_ack_wanted(&qp->cc, pi, psn, pk->ntx > 0,
+			     qp->sq_tail - qp->sq_seg <= 1 &&
+			     w->len - (pk->off + pk->len) <
+			     (uint64_t)qp->npaths * pk->len, now))
 		h.flags |= XR_DF_AR;
 	if (pk->off + pk->len == w->len)
 		h.flags |= XR_DF_LAST;
