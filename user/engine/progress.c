@@ -58,7 +58,10 @@ static void note_absence(struct xroce_device *dev, uint64_t from, uint64_t to)
 		return;
 	if (from < dev->timer_hold_ns && dev->rounds - dev->hold_round <= 1)
 		return;
-	dev->timer_hold_ns = to + XR_ABSENT_GRACE_NS;
+	/* Never earlier: the QPs' next timer runs (qp->timer_due) were
+	 * reckoned with the hold in force. */
+	if (to + XR_ABSENT_GRACE_NS > dev->timer_hold_ns)
+		dev->timer_hold_ns = to + XR_ABSENT_GRACE_NS;
 	dev->hold_round = dev->rounds;
 }
 
