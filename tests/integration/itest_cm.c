@@ -87,11 +87,11 @@ static int open_side(struct side *s, const char *ifname, uint16_t port,
 	return rc ? fail("reg_mr", rc) : 0;
 }
 
-/* Receivers not ready are retried for about 2 s (the retry interval
- * doubles up to 64 ms), not the default
- * 13 ms: at 20% loss a peer may still wait out the retransmission timer
- * of its last SEND's lost ACK (the timer backs off) before it posts the
- * receive for our next one, and this test is about connection set-up. */
+/* Receivers not ready are retried for about 2 s (the interval doubles up
+ * to 64 ms), not the default 13 ms: at 20% loss a peer may still wait out
+ * the retransmission timer of its last SEND's lost ACK (the timer backs
+ * off) before it posts the receive for our next one, and this test is
+ * about connection set-up. */
 static int new_qp(struct side *s, struct xroce_qp **qp)
 {
 	struct xroce_qp_init_attr qa = { .send_cq = s->cq, .recv_cq = s->cq,
