@@ -180,8 +180,6 @@ struct xroce_device {
 	 * timer_hold_ns: see xr_progress. */
 	uint64_t seen_ns;
 	uint64_t timer_hold_ns;
-	uint64_t rounds;                   /* progress rounds run */
-	uint64_t hold_round;               /* the round that set the hold */
 	uint64_t ctrl_next_ns;             /* next look at the control socket */
 	uint64_t watch_next_ns;            /* next xr_planes_watch */
 	uint64_t telem_next_ns;            /* next telemetry update */

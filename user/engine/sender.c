@@ -247,6 +247,24 @@ static int gather(struct xroce_qp *qp, const struct xr_swr *w, uint32_t off,
 	return len ? -1 : (int)n;
 }
 
+/* Are fewer than n packets of the queued work still to be cut (this one
+ * taken)?  The work after a large message is often a small one (a SEND
+ * that announces it), so the message's own tail is not enough to know. */
+static bool few_packets_left(const struct xroce_qp *qp, uint32_t n)
+{
+	uint32_t i, k = 0, left = 0;
+
+	for (i = qp->sq_seg; i != qp->sq_tail; i++) {
+		const struct xr_swr *w = &qp->sq[i & (qp->sq_size - 1)];
+
+		left += w->npkts - w->nsent;
+		/* Many requests in turn (streams) mean work enough too. */
+		if (left >= n || ++k >= XR_SEG_LOOKAHEAD)
+			return false;
+	}
+	return true;
+}
+
 static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 		       struct xr_pk *pk, uint64_t now, bool dup)
 {
@@ -291,9 +309,7 @@ static int send_packet(struct xroce_qp *qp, int pi, uint32_t csn,
 	 * held up between two packets (descheduled, or in a system call) has
 	 * its timers held meanwhile (progress.c, XR_ABSENT_NS). */
 	if (xr_cc_ack_wanted(&qp->cc, pi, psn, pk->ntx > 0,
-			     qp->sq_tail - qp->sq_seg <= 1 &&
-			     w->len - (pk->off + pk->len) <
-			     (uint64_t)qp->npaths * pk->len, now))
+			     few_packets_left(qp, qp->npaths), now))
 		h.flags |= XR_DF_AR;
 	if (pk->off + pk->len == w->len)
 		h.flags |= XR_DF_LAST;
