@@ -200,11 +200,17 @@ static void print_domain(struct round *r, const struct xr_domview *dv)
 			printf("%s{\"pid\":%u,\"domain\":%u,\"conn\":%u,\"peer_conn\":%u,"
 			       "\"peer\":\"%s\",\"state\":%u,\"rate_hint_mbps\":%u,"
 			       "\"tx_bytes\":%llu,\"acked_bytes\":%llu,"
-			       "\"retx_pkts\":%llu,\"paths\":[", r->first ? "" : ",",
+			       "\"retx_pkts\":%llu,\"cwnd\":%.3f,\"pace_mbps\":%u,"
+			       "\"cuts_ecn\":%llu,\"cuts_delay\":%llu,"
+			       "\"cuts_loss\":%llu,\"compete\":%u,\"paths\":[",
+			       r->first ? "" : ",",
 			       dv->pid, dv->domain, t.conn, t.peer_conn, peer,
 			       t.state, t.rate_hint_mbps, (unsigned long long)t.tx_bytes,
 			       (unsigned long long)t.acked_bytes,
-			       (unsigned long long)t.retx_pkts);
+			       (unsigned long long)t.retx_pkts, t.cwnd_milli / 1e3,
+			       t.pace_mbps, (unsigned long long)t.cuts_ecn,
+			       (unsigned long long)t.cuts_delay,
+			       (unsigned long long)t.cuts_loss, t.compete);
 		r->first = false;
 		print_paths(r, dv, &t);
 		if (r->json)

@@ -413,7 +413,7 @@ struct xr_trace_rec {
  * count: odd while being written; readers retry until they see the same
  * even count before and after copying. */
 #define XR_TELEM_MAGIC 0x4c545258u /* "XRTL" */
-#define XR_TELEM_VERSION 2
+#define XR_TELEM_VERSION 3
 #define XR_TELEM_SLOTS 256
 
 struct xr_telem_path {
@@ -442,6 +442,14 @@ struct xr_telem {
 	__u32 state;             /* enum xroce_qp_state */
 	__u32 rate_hint_mbps;
 	__u64 tx_bytes, acked_bytes, retx_pkts, wr_completed;
+	/* The connection's controller (user/algo/cc.h): its window in
+	 * thousandths of a packet (it may be under one, paced), the pacing
+	 * rate, its cuts by cause, and 1 in compete mode. */
+	__u32 cwnd_milli;
+	__u32 pace_mbps;         /* 0 = unpaced */
+	__u64 cuts_ecn, cuts_delay, cuts_loss;
+	__u32 compete;
+	__u32 rsvd;
 	struct xr_telem_path path[XR_MAX_PATHS];
 };
 

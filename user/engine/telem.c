@@ -86,6 +86,12 @@ void xr_telem_publish(struct xroce_qp *qp)
 	t->acked_bytes = qp->st.acked_bytes;
 	t->retx_pkts = qp->st.retx_pkts;
 	t->wr_completed = qp->st.wr_completed;
+	t->cwnd_milli = (uint32_t)(xr_cc_conn_window(&qp->cc) * 1000);
+	t->pace_mbps = (uint32_t)(xr_cc_pacing_rate(&qp->cc) / 125000);
+	t->cuts_ecn = qp->cc.conn.cuts_ecn;
+	t->cuts_delay = qp->cc.conn.cuts_delay;
+	t->cuts_loss = qp->cc.conn.cuts_loss;
+	t->compete = qp->cc.compete;
 	for (i = 0; i < qp->npaths && i < XR_MAX_PATHS; i++) {
 		const struct xr_qpath *p = &qp->path[i];
 		const struct xr_txpath_stats *ts = &p->tp.st;

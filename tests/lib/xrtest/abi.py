@@ -16,7 +16,7 @@ MAX_PLANES = 4        # XR_MAX_PLANES
 
 # ---- telemetry: the first pages of every domain's memory map -------------
 TELEM_MAGIC = 0x4c545258  # "XRTL"
-TELEM_VERSION = 2
+TELEM_VERSION = 3
 TELEM_SLOTS = 256
 
 TELEM_HDR_FIELDS = (
@@ -36,6 +36,8 @@ TELEM_FIELDS = (
     ('seq', 'I'), ('conn', 'I'), ('peer_conn', 'I'), ('npaths', 'I'),
     ('updated_ns', 'Q'), ('peer_addr', '16s'), ('state', 'I'), ('rate_hint_mbps', 'I'),
     ('tx_bytes', 'Q'), ('acked_bytes', 'Q'), ('retx_pkts', 'Q'), ('wr_completed', 'Q'),
+    ('cwnd_milli', 'I'), ('pace_mbps', 'I'), ('cuts_ecn', 'Q'), ('cuts_delay', 'Q'),
+    ('cuts_loss', 'Q'), ('compete', 'I'), ('rsvd', 'I'),
 )
 
 

@@ -100,7 +100,7 @@ class AbiModule(unittest.TestCase):
         edits = [(r'__u32 cwnd;', '__u64 cwnd;'),
                  (r'__u64 timeouts;', '__u64 timeouts;\n\t__u32 extra;'),
                  (r'XR_STAT_DROP_TXR,', 'XR_STAT_DROP_TXR,\n\tXR_STAT_NEW,'),
-                 (r'#define XR_TELEM_VERSION 2', '#define XR_TELEM_VERSION 3'),
+                 (r'#define XR_TELEM_VERSION 3', '#define XR_TELEM_VERSION 4'),
                  (r'__u64 iova;', '__u32 iova;')]
         for old, new in edits:
             self.assertIn(old, text)
