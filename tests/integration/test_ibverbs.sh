@@ -51,6 +51,9 @@ QUICK=0
 [ "${1:-}" = --quick ] && QUICK=1
 TS=${XR_TIME_SCALE:-1}
 TCP_PORT=18515
+# Why a QP failed (peer silence, retries, ...) is a library warning: kept
+# in each program's output, shown when a pair fails.
+export XROCE_LOG_LEVEL=${XROCE_LOG_LEVEL:-warn}
 
 PFX=$(xr_prefix)
 TMP=$(mktemp -d "/tmp/${PFX}.XXXXXX")
@@ -147,6 +150,10 @@ pair() {
 		printf -- '--- client (rc %s): %s\n%s\n--- server (rc %s): %s\n%s\n' \
 			"$rc" "${ccmd[*]}" "$(grep -v 'address' "$TMP/cli.out" | tail -30)" \
 			"$src" "${scmd[*]}" "$(grep -v 'address' "$TMP/srv.out" | tail -30)" >&2
+		# the library's warnings (stderr, so before the buffered output)
+		printf -- '--- library messages, client then server:\n%s\n%s\n' \
+			"$(grep '^xroce: ' "$TMP/cli.out" | tail -20)" \
+			"$(grep '^xroce: ' "$TMP/srv.out" | tail -20)" >&2
 		xr_die "$name"
 	fi
 }
