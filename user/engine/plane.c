@@ -40,19 +40,76 @@ uint32_t xr_plane_tx_room(const struct xr_plane *pl)
 	return pl->txr ? xr_xdptx_room(pl->txr) : xr_xsk_tx_free_slots(pl->xsk);
 }
 
+/* A kick of at most this many frames, on a plane that has both engines,
+ * goes out through copy-mode AF_XDP: one sendto per frame costs less than
+ * a test run, whose per-call set-up (~10 us here) is what the run saves
+ * only when it sends many frames (docs/PERFORMANCE.md, small-message
+ * latency).  Batches of bulk transfers stay with the test run. */
+#define XR_SMALL_KICK 4
+
+/* Send the queued descriptors of a small kick as AF_XDP frames, each
+ * gathered into a transmit frame from its prebuilt headers and payload
+ * pieces (the library wrote and checked them: emit.c).  Those sent leave
+ * the ring (its tail moves past them, as a test run would); any left over
+ * (no frame or slot) go by the test run.  True if one was sent. */
+static bool kick_small(struct xr_plane *pl)
+{
+	struct xr_xdptx *t = pl->txr;
+	bool sent = false;
+	uint64_t i;
+
+	for (i = t->ctl->tail; i != t->ctl->head; i++) {
+		const struct xr_txr_desc *d = &t->ring[i & (XR_TXR_RING - 1)];
+		uint32_t len = d->hdr_len, k;
+		uint64_t addr;
+
+		if (d->hdr_len > XR_TXR_HDR_MAX || d->nseg > XR_TXR_SEGS ||
+		    (uint64_t)d->hdr_len + d->plen > XR_XSK_FRAME_SIZE ||
+		    xr_plane_frame_get(pl, &addr))
+			break;
+		memcpy(pl->mem + addr, d->hdr, d->hdr_len);
+		for (k = 0; k < d->nseg && len + d->seg[k].len <= XR_XSK_FRAME_SIZE; k++) {
+			memcpy(pl->mem + addr + len, pl->mem + d->seg[k].off,
+			       d->seg[k].len);
+			len += d->seg[k].len;
+		}
+		if (k < d->nseg || xr_xsk_tx_push(pl->xsk, addr, len)) {
+			xr_plane_frame_put(pl, addr);
+			break;
+		}
+		t->ctl->tail = i + 1;
+		sent = true;
+	}
+	return sent;
+}
+
 int xr_plane_kick(struct xr_plane *pl)
 {
+	int rc = 0, xrc = 0;
 	uint32_t i;
-	int rc;
 
 	if (!pl->txr)
 		return xr_xsk_tx_kick(pl->xsk);
-	rc = xr_xdptx_flush(pl->txr);
+	if (pl->xsk) {
+		if (xr_xdptx_pending(pl->txr) <= XR_SMALL_KICK && kick_small(pl))
+			pl->small_kicks++;
+		/* (also frames an earlier kick left queued: -EAGAIN) */
+		if (xr_xsk_tx_queued(pl->xsk))
+			xrc = xr_xsk_tx_kick(pl->xsk);
+	}
+	if (xr_xdptx_pending(pl->txr))
+		rc = xr_xdptx_flush(pl->txr);
 	/* The run read everything it sent: bounce frames are free again. */
 	for (i = 0; i < pl->nbounce; i++)
 		xr_plane_frame_put(pl, pl->bounce[i]);
 	pl->nbounce = 0;
-	return rc < 0 ? rc : 0;
+	if (xrc == -EAGAIN) {
+		pl->need_kick = true; /* the AF_XDP ring still holds some */
+		return -EAGAIN;
+	}
+	if (rc < 0)
+		return rc;
+	return xrc < 0 ? xrc : 0;
 }
 
 void xr_plane_reap(struct xr_plane *pl)
@@ -163,6 +220,7 @@ int xr_plane_start(struct xroce_device *dev, int i, enum xroce_tx_engine eng)
 	int rc;
 
 	frames_reset(pl, i);
+	pl->mem = dev->mem;
 	if (eng == XROCE_TX_TEST_RUN) {
 		rc = open_xdptx(dev, i, why, sizeof(why));
 		if (rc)
@@ -182,10 +240,10 @@ int xr_plane_start(struct xroce_device *dev, int i, enum xroce_tx_engine eng)
 	if (eng == XROCE_TX_DEFAULT && !xr_xsk_zerocopy(pl->xsk) &&
 	    (uint32_t)pl->mtu + 14 <= XR_TXR_MAX_FRAME) {
 		if (!open_xdptx(dev, i, why, sizeof(why))) {
-			xr_xsk_destroy(pl->xsk);
-			pl->xsk = NULL;
+			/* The socket stays, for kicks of a few frames. */
 			xr_log(&dev->log, XROCE_LOG_DEBUG, "%s: AF_XDP would be copy "
-			       "mode: test-run transmit engine", pl->ifname);
+			       "mode: test-run transmit engine (AF_XDP for kicks of "
+			       "up to %d frames)", pl->ifname, XR_SMALL_KICK);
 			return 0;
 		}
 		xr_log(&dev->log, XROCE_LOG_DEBUG, "%s: no test-run engine (%s)",
