@@ -44,8 +44,8 @@ python3 "$XR_PY/txrun_check.py" bw "$out" "$b0" "$b1" "$d0" "$d1" ||
 	fail "the sender's frames were not built by XDP"
 pass "perf client, default engine: test_run on veth, bulk packets built by XDP (tx_built), none refused"
 
-# A ping-pong sends one frame at a time: those kicks go by AF_XDP (copy
-# mode), which costs less per frame than a test run.
+# A ping-pong sends one frame at a time: those kicks go by the plane's
+# packet socket, which costs less per frame than a test run.
 b0=$(xr_counter "$A" tx_built)
 d0=$(xr_counter "$A" drop_txr)
 nsenter --net="/var/run/netns/$B" "$XROCE" perf server -i eth0 --once >/dev/null 2>&1 &
@@ -57,8 +57,8 @@ wait "$spid" || true
 b1=$(xr_counter "$A" tx_built)
 d1=$(xr_counter "$A" drop_txr)
 python3 "$XR_PY/txrun_check.py" lat "$out" "$b0" "$b1" "$d0" "$d1" ||
-	fail "single frames were not sent by AF_XDP"
-pass "perf client --mode lat, default engine: single frames sent by AF_XDP, not test runs"
+	fail "single frames were not sent by the packet socket"
+pass "perf client --mode lat, default engine: single frames sent by the packet socket, not test runs"
 # The ring map of A's own program: other programs on the host have theirs.
 left=$(xr_xdp_state "$A" | xr_json 'j["entries"].get("xr_txq", "missing")')
 [ "$left" = 0 ] || fail "xr_txq after the run: $left"

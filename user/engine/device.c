@@ -165,6 +165,7 @@ static int create_epoll(struct xroce_device *dev)
 static struct xroce_device *device_new(const struct xr_logger *lg, int nplanes)
 {
 	struct xroce_device *dev = calloc(1, sizeof(*dev));
+	int i;
 
 	if (!dev)
 		return NULL;
@@ -175,6 +176,8 @@ static struct xroce_device *device_new(const struct xr_logger *lg, int nplanes)
 	dev->log = *lg;
 	dev->mem_fd = dev->evq_fd = dev->ctrl_fd = dev->epfd = dev->wake_fd = -1;
 	memset(&dev->maps, -1, sizeof(dev->maps));
+	for (i = 0; i < XROCE_MAX_PLANES; i++)
+		dev->plane[i].pkt_fd = -1;
 	dev->nplanes = nplanes;
 	return dev;
 }

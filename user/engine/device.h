@@ -52,10 +52,11 @@ struct xr_plane {
 	uint8_t addr4[4];                  /* first address of each family */
 	uint8_t addr6[16];
 	struct xr_xsk *xsk;                /* AF_XDP engine, or ... */
-	struct xr_xdptx *txr;              /* ... frames built by XDP; with
-	                                    * both, small kicks go by AF_XDP
-	                                    * (plane.c, kick_small) */
-	uint8_t *mem;                      /* the device's memory map (UMEM) */
+	struct xr_xdptx *txr;              /* ... frames built by XDP */
+	int pkt_fd;                        /* txr: packet socket for kicks of
+	                                    * a few frames (plane.c,
+	                                    * kick_small); -1: none */
+	uint8_t *mem;                      /* the device's memory map */
 	uint64_t small_kicks;              /* kicks sent by kick_small */
 	uint64_t bounce[XR_TXR_RING];      /* txr: frames to free after a flush */
 	uint32_t nbounce;

@@ -9,7 +9,11 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/if_packet.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 
 #include "plane.h"
 #include "xsk.h"
@@ -40,76 +44,67 @@ uint32_t xr_plane_tx_room(const struct xr_plane *pl)
 	return pl->txr ? xr_xdptx_room(pl->txr) : xr_xsk_tx_free_slots(pl->xsk);
 }
 
-/* A kick of at most this many frames, on a plane that has both engines,
- * goes out through copy-mode AF_XDP: one sendto per frame costs less than
+/* A kick of at most this many frames on the test-run engine goes out
+ * through the plane's packet socket instead: one sendmmsg costs less than
  * a test run, whose per-call set-up (~10 us here) is what the run saves
  * only when it sends many frames (docs/PERFORMANCE.md, small-message
  * latency).  Batches of bulk transfers stay with the test run. */
 #define XR_SMALL_KICK 4
 
-/* Send the queued descriptors of a small kick as AF_XDP frames, each
- * gathered into a transmit frame from its prebuilt headers and payload
- * pieces (the library wrote and checked them: emit.c).  Those sent leave
- * the ring (its tail moves past them, as a test run would); any left over
- * (no frame or slot) go by the test run.  True if one was sent. */
-static bool kick_small(struct xr_plane *pl)
+/* Send the queued descriptors of a small kick with one sendmmsg on the
+ * packet socket, each frame gathered by the kernel from its prebuilt
+ * headers and payload pieces (the library wrote and checked them:
+ * emit.c).  Those sent leave the ring (its tail moves past them, as a
+ * test run would); any the socket did not take go by the test run. */
+static void kick_small(struct xr_plane *pl)
 {
 	struct xr_xdptx *t = pl->txr;
-	bool sent = false;
+	struct iovec iov[XR_SMALL_KICK][1 + XR_TXR_SEGS];
+	struct mmsghdr m[XR_SMALL_KICK];
+	uint32_t n = 0, k;
 	uint64_t i;
+	int sent;
 
-	for (i = t->ctl->tail; i != t->ctl->head; i++) {
-		const struct xr_txr_desc *d = &t->ring[i & (XR_TXR_RING - 1)];
-		uint32_t len = d->hdr_len, k;
-		uint64_t addr;
+	memset(m, 0, sizeof(m));
+	for (i = t->ctl->tail; i != t->ctl->head && n < XR_SMALL_KICK; i++, n++) {
+		struct xr_txr_desc *d = &t->ring[i & (XR_TXR_RING - 1)];
 
-		if (d->hdr_len > XR_TXR_HDR_MAX || d->nseg > XR_TXR_SEGS ||
-		    (uint64_t)d->hdr_len + d->plen > XR_XSK_FRAME_SIZE ||
-		    xr_plane_frame_get(pl, &addr))
+		if (d->hdr_len > XR_TXR_HDR_MAX || d->nseg > XR_TXR_SEGS)
 			break;
-		memcpy(pl->mem + addr, d->hdr, d->hdr_len);
-		for (k = 0; k < d->nseg && len + d->seg[k].len <= XR_XSK_FRAME_SIZE; k++) {
-			memcpy(pl->mem + addr + len, pl->mem + d->seg[k].off,
-			       d->seg[k].len);
-			len += d->seg[k].len;
-		}
-		if (k < d->nseg || xr_xsk_tx_push(pl->xsk, addr, len)) {
-			xr_plane_frame_put(pl, addr);
-			break;
-		}
-		t->ctl->tail = i + 1;
-		sent = true;
+		iov[n][0] = (struct iovec){ d->hdr, d->hdr_len };
+		for (k = 0; k < d->nseg; k++)
+			iov[n][1 + k] = (struct iovec){ pl->mem + d->seg[k].off,
+							d->seg[k].len };
+		m[n].msg_hdr.msg_iov = iov[n];
+		m[n].msg_hdr.msg_iovlen = 1 + d->nseg;
 	}
-	return sent;
+	if (!n)
+		return;
+	do {
+		sent = sendmmsg(pl->pkt_fd, m, n, MSG_DONTWAIT);
+	} while (sent < 0 && errno == EINTR);
+	if (sent <= 0)
+		return; /* the test run sends them */
+	t->ctl->tail += (uint64_t)sent;
+	pl->small_kicks++;
 }
 
 int xr_plane_kick(struct xr_plane *pl)
 {
-	int rc = 0, xrc = 0;
 	uint32_t i;
+	int rc = 0;
 
 	if (!pl->txr)
 		return xr_xsk_tx_kick(pl->xsk);
-	if (pl->xsk) {
-		if (xr_xdptx_pending(pl->txr) <= XR_SMALL_KICK && kick_small(pl))
-			pl->small_kicks++;
-		/* (also frames an earlier kick left queued: -EAGAIN) */
-		if (xr_xsk_tx_queued(pl->xsk))
-			xrc = xr_xsk_tx_kick(pl->xsk);
-	}
+	if (pl->pkt_fd >= 0 && xr_xdptx_pending(pl->txr) <= XR_SMALL_KICK)
+		kick_small(pl);
 	if (xr_xdptx_pending(pl->txr))
 		rc = xr_xdptx_flush(pl->txr);
-	/* The run read everything it sent: bounce frames are free again. */
+	/* Every frame was read: bounce frames are free again. */
 	for (i = 0; i < pl->nbounce; i++)
 		xr_plane_frame_put(pl, pl->bounce[i]);
 	pl->nbounce = 0;
-	if (xrc == -EAGAIN) {
-		pl->need_kick = true; /* the AF_XDP ring still holds some */
-		return -EAGAIN;
-	}
-	if (rc < 0)
-		return rc;
-	return xrc < 0 ? xrc : 0;
+	return rc < 0 ? rc : 0;
 }
 
 void xr_plane_reap(struct xr_plane *pl)
@@ -198,6 +193,26 @@ static int open_xdptx(struct xroce_device *dev, int i, char *why, size_t whylen)
 			     whylen);
 }
 
+/* The packet socket of small kicks (kick_small): raw, protocol 0 (it
+ * receives nothing), bound to the plane's interface, past the qdisc as
+ * AF_XDP and XDP_TX frames are.  Without it (no CAP_NET_RAW?) every kick
+ * is a test run. */
+static void open_small(struct xr_plane *pl)
+{
+	struct sockaddr_ll a = { .sll_family = AF_PACKET, .sll_ifindex = pl->ifindex };
+	int one = 1, fd;
+
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one))) {
+		close(fd);
+		return;
+	}
+	pl->pkt_fd = fd;
+}
+
 static void frames_reset(struct xr_plane *pl, int i)
 {
 	uint32_t f;
@@ -221,6 +236,7 @@ int xr_plane_start(struct xroce_device *dev, int i, enum xroce_tx_engine eng)
 
 	frames_reset(pl, i);
 	pl->mem = dev->mem;
+	pl->pkt_fd = -1;
 	if (eng == XROCE_TX_TEST_RUN) {
 		rc = open_xdptx(dev, i, why, sizeof(why));
 		if (rc)
@@ -240,10 +256,13 @@ int xr_plane_start(struct xroce_device *dev, int i, enum xroce_tx_engine eng)
 	if (eng == XROCE_TX_DEFAULT && !xr_xsk_zerocopy(pl->xsk) &&
 	    (uint32_t)pl->mtu + 14 <= XR_TXR_MAX_FRAME) {
 		if (!open_xdptx(dev, i, why, sizeof(why))) {
-			/* The socket stays, for kicks of a few frames. */
+			xr_xsk_destroy(pl->xsk);
+			pl->xsk = NULL;
+			open_small(pl);
 			xr_log(&dev->log, XROCE_LOG_DEBUG, "%s: AF_XDP would be copy "
-			       "mode: test-run transmit engine (AF_XDP for kicks of "
-			       "up to %d frames)", pl->ifname, XR_SMALL_KICK);
+			       "mode: test-run transmit engine%s", pl->ifname,
+			       pl->pkt_fd >= 0 ? " (a packet socket for kicks of a "
+			       "few frames)" : "");
 			return 0;
 		}
 		xr_log(&dev->log, XROCE_LOG_DEBUG, "%s: no test-run engine (%s)",
@@ -264,6 +283,9 @@ void xr_plane_stop(struct xr_plane *pl)
 	if (pl->xsk)
 		xr_xsk_destroy(pl->xsk);
 	pl->xsk = NULL;
+	if (pl->pkt_fd >= 0)
+		close(pl->pkt_fd);
+	pl->pkt_fd = -1;
 	xr_xdptx_close(pl->txr);
 	pl->txr = NULL;
 }

@@ -1,7 +1,7 @@
 """txrun_check.py: test_txrun.sh's verdict on a perf run with the default
 transmit engine on veth.  The engine is test_run; a kick of a few frames
-goes by copy-mode AF_XDP instead (user/engine/plane.c, kick_small), no
-trigger is refused (drop_txr), and
+goes by the plane's packet socket instead (user/engine/plane.c,
+kick_small), no trigger is refused (drop_txr), and
 
   bw:  bulk transfer: nearly every packet was built by the sender's XDP
        program (tx_built): at least 99%, at most every packet and the
