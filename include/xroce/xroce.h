@@ -258,11 +258,7 @@ int xroce_req_notify_cq(struct xroce_cq *cq, int solicited_only);
 /* Non-blocking: returns the number of completions written (0..n). */
 int xroce_poll_cq(struct xroce_cq *cq, int n, struct xroce_wc *wc);
 /* Blocking: like xroce_poll_cq but waits until at least one completion
- * arrives or timeout_ms passes (-1 = forever); 0 on timeout.  A wait the
- * CQ's recent waits say will be short (under 50 us on average) first
- * polls for twice that long, yielding the CPU between polls, then sleeps:
- * a wake-up costs more than such a wait (without a progress thread; with
- * one, it sleeps at once). */
+ * arrives or timeout_ms passes (-1 = forever); 0 on timeout. */
 int xroce_wait_cq(struct xroce_cq *cq, int n, struct xroce_wc *wc,
 		  int timeout_ms);
 

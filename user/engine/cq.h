@@ -27,9 +27,6 @@ struct xroce_cq {
 	xroce_cq_notify_fn notify;
 	void *notify_arg;
 	int armed;
-	/* How long xroce_wait_cq's waits that found a completion took, an
-	 * EWMA: a wait expected to be short spins before it sleeps (wait.c). */
-	uint64_t wait_ewma_ns;
 	/* Tracing: the message each entry completes (trace.h), beside the
 	 * ring; allocated by the first traced push. */
 	uint32_t *tr_msg;

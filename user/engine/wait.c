@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <time.h>
 
 #include "cq.h"
@@ -45,63 +44,25 @@ static void sleep_on_cq(struct xroce_cq *cq, uint64_t deadline)
 	cq->waiters--;
 }
 
-/* Sleeping costs a wake-up: a 64-byte ping-pong through a router took 55
- * us at the median with both ends sleeping, 41 with both busy-polling.  So
- * a wait that the recent ones say will be short first spins (progress
- * rounds, as a busy poll does) for twice their typical length, and sleeps
- * only then.  Where twice that is over XR_SPIN_MAX_NS it does not spin at
- * all.  Between rounds the spin yields the CPU: the softirq work that
- * brings the completion may be waiting for it (without the yield, 4 KiB
- * round trips came out 8-13 us slower than sleeping; with it, 13-15 us
- * faster: docs/PERFORMANCE.md).  Typical: an EWMA (gain 1/8) of how long
- * the waits that found a completion took. */
-#define XR_SPIN_MAX_NS 100000ull
-
-static uint64_t spin_budget(const struct xroce_cq *cq)
-{
-	uint64_t b = 2 * cq->wait_ewma_ns;
-
-	return b <= XR_SPIN_MAX_NS ? b : 0;
-}
-
-static int waited(struct xroce_cq *cq, uint64_t t0, int k)
-{
-	uint64_t t = xr_now_ns() - t0;
-
-	cq->wait_ewma_ns = cq->wait_ewma_ns ?
-			   cq->wait_ewma_ns - cq->wait_ewma_ns / 8 + t / 8 : t;
-	return k;
-}
-
 int xr_cq_wait(struct xroce_cq *cq, int n, struct xroce_wc *wc, int timeout_ms)
 {
 	struct xroce_device *dev = cq->dev;
-	uint64_t deadline, next, now, t0 = xr_now_ns(), spin_end;
+	uint64_t deadline, next, now;
 	int k;
 
 	deadline = timeout_ms < 0 ? UINT64_MAX :
-		   t0 + (uint64_t)timeout_ms * 1000000ull;
-	spin_end = t0 + spin_budget(cq);
+		   xr_now_ns() + (uint64_t)timeout_ms * 1000000ull;
 	for (;;) {
 		k = xr_cq_take(cq, n, wc);
 		if (k)
-			return waited(cq, t0, k);
+			return k;
 		next = xr_progress(dev);
 		k = xr_cq_take(cq, n, wc);
 		if (k)
-			return waited(cq, t0, k);
+			return k;
 		now = xr_now_ns();
 		if (now >= deadline)
 			return 0;
-		if (now < spin_end && !dev->threaded) {
-			/* Let softirq work on this CPU run (what the
-			 * completion waits for); with none, this returns at
-			 * once. */
-			pthread_mutex_unlock(&dev->lock);
-			sched_yield();
-			pthread_mutex_lock(&dev->lock);
-			continue;
-		}
 		if (dev->threaded) {
 			xr_progress_no_standby(dev); /* the thread fills the CQ */
 			sleep_on_cq(cq, deadline);
