@@ -30,34 +30,30 @@ PFX=$(xr_prefix)
 xr_tmpdir "$PFX"
 xr_fab_pair
 
+# engine_run MODE PERF_CLIENT_ARGS...: a perf run from A to B on the default
+# engine, judged by txrun_check.py MODE from A's tx_built and drop_txr.
+engine_run() {
+	local mode=$1 b0 d0 b1 d1 out spid
+	shift
+	b0=$(xr_counter "$A" tx_built)
+	d0=$(xr_counter "$A" drop_txr)
+	nsenter --net="/var/run/netns/$B" "$XROCE" perf server -i eth0 --once >/dev/null 2>&1 &
+	spid=$!
+	sleep 0.3
+	out=$(nsx "$A" env -u XROCE_TX_ENGINE "$XROCE" perf client -i eth0 "$BIP" "$@" --json | tail -1)
+	wait "$spid" || true
+	b1=$(xr_counter "$A" tx_built)
+	d1=$(xr_counter "$A" drop_txr)
+	python3 "$XR_PY/txrun_check.py" "$mode" "$out" "$b0" "$b1" "$d0" "$d1"
+}
+
 echo "== the engine is what sends"
-b0=$(xr_counter "$A" tx_built)
-d0=$(xr_counter "$A" drop_txr)
-nsenter --net="/var/run/netns/$B" "$XROCE" perf server -i eth0 --once >/dev/null 2>&1 &
-spid=$!
-sleep 0.3
-out=$(nsx "$A" env -u XROCE_TX_ENGINE "$XROCE" perf client -i eth0 "$BIP" -d 1 --json | tail -1)
-wait "$spid" || true
-b1=$(xr_counter "$A" tx_built)
-d1=$(xr_counter "$A" drop_txr)
-python3 "$XR_PY/txrun_check.py" bw "$out" "$b0" "$b1" "$d0" "$d1" ||
-	fail "the sender's frames were not built by XDP"
+engine_run bw -d 1 || fail "the sender's frames were not built by XDP"
 pass "perf client, default engine: test_run on veth, bulk packets built by XDP (tx_built), none refused"
 
 # A ping-pong sends one frame at a time: those kicks go by the plane's
 # packet socket, which costs less per frame than a test run.
-b0=$(xr_counter "$A" tx_built)
-d0=$(xr_counter "$A" drop_txr)
-nsenter --net="/var/run/netns/$B" "$XROCE" perf server -i eth0 --once >/dev/null 2>&1 &
-spid=$!
-sleep 0.3
-out=$(nsx "$A" env -u XROCE_TX_ENGINE "$XROCE" perf client -i eth0 "$BIP" --mode lat \
-	-s 64 -n 2000 --json | tail -1)
-wait "$spid" || true
-b1=$(xr_counter "$A" tx_built)
-d1=$(xr_counter "$A" drop_txr)
-python3 "$XR_PY/txrun_check.py" lat "$out" "$b0" "$b1" "$d0" "$d1" ||
-	fail "single frames were not sent by the packet socket"
+engine_run lat --mode lat -s 64 -n 2000 || fail "single frames were not sent by the packet socket"
 pass "perf client --mode lat, default engine: single frames sent by the packet socket, not test runs"
 # The ring map of A's own program: other programs on the host have theirs.
 left=$(xr_xdp_state "$A" | xr_json 'j["entries"].get("xr_txq", "missing")')
