@@ -57,7 +57,6 @@ struct xr_plane {
 	                                    * a few frames (plane.c,
 	                                    * kick_small); -1: none */
 	uint8_t *mem;                      /* the device's memory map */
-	uint64_t small_kicks;              /* kicks sent by kick_small */
 	uint64_t bounce[XR_TXR_RING];      /* txr: frames to free after a flush */
 	uint32_t nbounce;
 	uint64_t frame_base;               /* UMEM offset of frame 0 */

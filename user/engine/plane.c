@@ -86,7 +86,6 @@ static void kick_small(struct xr_plane *pl)
 	if (sent <= 0)
 		return; /* the test run sends them */
 	t->ctl->tail += (uint64_t)sent;
-	pl->small_kicks++;
 }
 
 int xr_plane_kick(struct xr_plane *pl)
@@ -236,7 +235,6 @@ int xr_plane_start(struct xroce_device *dev, int i, enum xroce_tx_engine eng)
 
 	frames_reset(pl, i);
 	pl->mem = dev->mem;
-	pl->pkt_fd = -1;
 	if (eng == XROCE_TX_TEST_RUN) {
 		rc = open_xdptx(dev, i, why, sizeof(why));
 		if (rc)
