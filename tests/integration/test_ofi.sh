@@ -14,8 +14,9 @@
 #     runs go twice: with ofi_rxm's own protocol limits (eager up to
 #     16 KiB, segmentation up to 128 KiB, above that rendezvous: the
 #     receiver READs the sender's buffer through xroce, fi_pingpong's
-#     1 MiB), and with FI_OFI_RXM_SAR_LIMIT raised so every large message
-#     is segmented over SENDs instead.
+#     1 MiB), and with FI_PROVIDER=xroce, where the provider raises rxm's
+#     SAR limit to 32 MiB (rxm's log must say so) so every large message is
+#     segmented over SENDs instead.
 # Usage: tests/integration/test_ofi.sh [--loss "0 0.01"]   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -104,12 +105,15 @@ for loss in $LOSSES; do
 	grep -E '^(bytes|[0-9]+[kmg]?) ' "$TMP/cli.out" | sed 's/^/     /'
 	grep -q '^1m ' "$TMP/cli.out" || xr_die "fi_pingpong rdm ran no 1 MiB transfer"
 	pass "fi_pingpong -p \"xroce;ofi_rxm\" -e rdm -c (every size; above 128 KiB by rendezvous READ)"
-	pair "fi_pingpong -e rdm, segmented, at loss $loss" \
-		env FI_OFI_RXM_SAR_LIMIT=$((1 << 30)) \
+	pair "fi_pingpong -e rdm, FI_PROVIDER=xroce, at loss $loss" \
+		env FI_PROVIDER=xroce FI_LOG_LEVEL=info FI_LOG_PROV=ofi_rxm \
 		fi_pingpong -p "xroce;ofi_rxm" -e rdm -I 20 -c -- \
-		env FI_OFI_RXM_SAR_LIMIT=$((1 << 30)) \
+		env FI_PROVIDER=xroce FI_LOG_LEVEL=info FI_LOG_PROV=ofi_rxm \
 		fi_pingpong -p "xroce;ofi_rxm" -e rdm -I 20 -c "$BIP"
-	pass "fi_pingpong -p \"xroce;ofi_rxm\" -e rdm -c, FI_OFI_RXM_SAR_LIMIT=2^30 (large messages segmented)"
+	grep -q "Protocol limits: Eager: 16384, SAR: 33554432" "$TMP/cli.out" ||
+		xr_die "FI_PROVIDER=xroce: rxm's SAR limit is not 32 MiB: $(grep -i 'protocol limits' "$TMP/cli.out")"
+	grep -q '^1m ' "$TMP/cli.out" || xr_die "fi_pingpong rdm ran no 1 MiB transfer"
+	pass "fi_pingpong -p \"xroce;ofi_rxm\" -e rdm -c, FI_PROVIDER=xroce: rxm's SAR limit 32 MiB (large messages segmented)"
 	d1=$(xr_fab_counter drop_loss)
 	if [ "$loss" != 0 ] && [ $((d1 - d0)) -lt 10 ]; then
 		xr_die "loss $loss: the switch dropped only $((d1 - d0)) packets"

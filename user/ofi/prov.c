@@ -7,6 +7,8 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ofi.h"
 
@@ -92,8 +94,34 @@ struct fi_provider xrf_prov = {
 	.cleanup = xrf_cleanup,
 };
 
+/*
+ * ofi_rxm's protocol limits, when xroce is the provider asked for.  rxm
+ * sends messages above its SAR limit (default 128 KiB) by rendezvous: both
+ * ends register the application's buffer for each message and deregister
+ * it after.  On xroce a registration of unregistered memory copies its
+ * pages into device memory and a deregistration copies them back
+ * (docs/VERBS.md), which costs more than sending the message through
+ * rxm's bounce buffers, which are registered once: a 1 MiB MPI allreduce
+ * on 4 ranks took 2-3x as long (docs/OFI.md).  So, up to 32 MiB, rxm
+ * segments instead.  rxm reads its parameters when libfabric initialises
+ * it, after the DL providers, this one included.  Only where FI_PROVIDER
+ * names xroce (and does not exclude it), so that a process using rxm over another provider is not
+ * changed by this library merely being installed; a value the user set
+ * is kept.
+ */
+static void rxm_defaults(void)
+{
+	const char *want = getenv("FI_PROVIDER");
+
+	if (!want || want[0] == '^' || !strstr(want, XRF_NAME))
+		return;
+	if (setenv("FI_OFI_RXM_SAR_LIMIT", "33554432", 0))
+		FI_WARN(&xrf_prov, FI_LOG_CORE, "could not set rxm's SAR limit\n");
+}
+
 __attribute__((visibility("default"))) struct fi_provider *fi_prov_ini(void)
 {
 	xrf_params_init();
+	rxm_defaults();
 	return &xrf_prov;
 }
