@@ -7,7 +7,17 @@
 #     every result checked on every rank) through pml cm + mtl ofi +
 #     "xroce;ofi_rxm", at 1% random loss on every host's uplink; the
 #     switches must have dropped packets and every host's XDP program must
-#     have placed data (the job really ran on xroce);
+#     have placed data (the job really ran on xroce).  With FI_PROVIDER=xroce
+#     the provider raises rxm's SAR limit to 32 MiB (rxm's log must say so),
+#     so these messages are segmented over SENDs;
+#   - the same at 1 MiB with FI_OFI_RXM_SAR_LIMIT=131072 given by the user
+#     (kept, rxm's log must say so): rendezvous, the receiver READing the
+#     sender's buffer, both registered for each message;
+#   - the leaf-spine link l0-s0 blackholed both ways before the job: it
+#     completes, results checked (rxm's connections are set up across the
+#     fabric while the link is dead, so unanswered CONNECTs must go out of
+#     other ports; xroce's paths move off the link; no routing protocol
+#     moves the ECMP routes);
 #   - a rank killed mid-job: mpirun ends with an error within 60 s (peers
 #     fail, nobody hangs).
 # Usage: tests/integration/test_mpi.sh [--loss 0.01]   (root)
@@ -80,7 +90,8 @@ set_loss "$LOSS"
 d0=$(drops)
 for ((i = 0; i < N; i++)); do before[i]=$(placed "$(host_ns $i)"); done
 rc=0
-timeout 600 bash -c ". tests/mpi/mpi.sh; xr_mpirun '$TMP/env' xroce $N '$XRMPI' \
+XR_MPI_EXTRA="-x FI_LOG_LEVEL=info -x FI_LOG_PROV=ofi_rxm" \
+	timeout 600 bash -c ". tests/mpi/mpi.sh; xr_mpirun '$TMP/env' xroce $N '$XRMPI' \
 	--sizes 64k,1M,4M --iters 3" >"$TMP/xroce.out" 2>&1 || rc=$?
 if [ "$rc" -ne 0 ]; then
 	tail -30 "$TMP/xroce.out" >&2
@@ -96,6 +107,9 @@ for l in open(sys.argv[1]):
         print(f"     {r['op']:>9} {r['bytes']:>8} B  {r['time_us']:10.1f} us  busbw {r['busbw_gbps']:.3f} Gbit/s")
 PY
 pass "xrmpi: allreduce, alltoall, bcast, ping-pong over xroce;ofi_rxm, data checked on every rank"
+grep -q "Protocol limits: Eager: 16384, SAR: 33554432" "$TMP/xroce.out" ||
+	xr_die "rxm's SAR limit is not the provider's 32 MiB: $(grep -i 'protocol limits' "$TMP/xroce.out" | head -3)"
+pass "rxm's SAR limit raised to 32 MiB by the provider (1 MiB and 4 MiB segmented)"
 d1=$(drops)
 [ $((d1 - d0)) -gt 0 ] || [ "$LOSS" = 0 ] || xr_die "the switches dropped nothing at $LOSS loss"
 for ((i = 0; i < N; i++)); do
@@ -103,6 +117,45 @@ for ((i = 0; i < N; i++)); do
 	[ "$after" -gt "${before[i]}" ] || xr_die "h$i: its XDP program placed no data: the job did not run on xroce"
 done
 pass "the switches dropped $((d1 - d0)) packets; every host's XDP program placed data"
+
+echo "== rendezvous above 128 KiB (the user's FI_OFI_RXM_SAR_LIMIT kept), at $LOSS loss"
+rc=0
+XR_MPI_EXTRA="-x FI_OFI_RXM_SAR_LIMIT=131072 -x FI_LOG_LEVEL=info -x FI_LOG_PROV=ofi_rxm" \
+	timeout 300 bash -c ". tests/mpi/mpi.sh; xr_mpirun '$TMP/env' xroce $N '$XRMPI' \
+	--sizes 1M --iters 3" >"$TMP/rndv.out" 2>&1 || rc=$?
+[ "$rc" -eq 0 ] || { tail -30 "$TMP/rndv.out" >&2; xr_die "mpirun with rendezvous failed (rc $rc)"; }
+n=$(grep -c '^{"op"' "$TMP/rndv.out" || true)
+[ "$n" -eq 4 ] || xr_die "expected 4 results, got $n: $(cat "$TMP/rndv.out")"
+grep -q "Protocol limits: Eager: 16384, SAR: 131072" "$TMP/rndv.out" ||
+	xr_die "the user's SAR limit was not kept: $(grep -i 'protocol limits' "$TMP/rndv.out" | head -3)"
+pass "1 MiB by rendezvous READ (FI_OFI_RXM_SAR_LIMIT=131072 kept), data checked on every rank"
+set_loss 0
+
+echo "== the link between leaf l0 and spine s0 blackholed, then a job"
+up=${FAB_UPLINKS%% *}
+leaf=${up%%:*} lport=${up##*:}
+spine_link() {
+	"$XRFABRIC" set --netns "$leaf" --port "$lport" "blackhole=$1" >/dev/null
+	"$XRFABRIC" set --netns "${leaf%-*}-$lport" --port "${leaf##*-}" "blackhole=$1" >/dev/null
+}
+xr_cleanup_push "spine_link off 2>/dev/null"
+holed() {
+	"$XRFABRIC" show --netns "$leaf" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sum(p["counters"]["blackholed"] for p in d["ports"] if p["port"] == sys.argv[1]))' "$lport"
+}
+rc=0
+spine_link all
+timeout 300 bash -c ". tests/mpi/mpi.sh; xr_mpirun '$TMP/env' xroce $N '$XRMPI' \
+	--sizes 64k,1M --iters 5" >"$TMP/link.out" 2>&1 || rc=$?
+h=$(holed)
+spine_link off
+[ "$rc" -eq 0 ] || { tail -30 "$TMP/link.out" >&2; xr_die "mpirun failed with a spine link down (rc $rc)"; }
+n=$(grep -c '^{"op"' "$TMP/link.out" || true)
+[ "$n" -eq 8 ] || xr_die "expected 8 results, got $n: $(cat "$TMP/link.out")"
+[ "$h" -gt 0 ] || xr_die "the failed link blackholed nothing: the job did not cross it"
+pass "a spine link down: $h packets blackholed at l0, the job completed, data checked"
 
 echo "== a rank killed mid-job"
 set_loss 0

@@ -23,6 +23,11 @@
 #              completes, the hit paths get new source ports (or are
 #              suspect/down) and data stops going to s0.  (If the random
 #              ports all hash onto one spine, 1 in 128, it runs once more.)
+#              Then, s0 still dead, 8 new connections (`xroce perf`, each
+#              client a new control port): every one is set up, although a
+#              fixed pair of control ports crosses s0 3 times in 4 (a
+#              CONNECT that goes unanswered is resent from other source
+#              ports); s0's ports must have blackholed control messages.
 #   restore    planes 2: plane 1 blackholed, then the blackhole lifted
 #              during a longer transfer: its paths go suspect/down, then
 #              return to service and carry traffic again.
@@ -183,7 +188,37 @@ scenario_leafspine() {
 		"$XRF" set --netns "$s0" --port l0 blackhole=off >/dev/null
 		"$XRF" set --netns "$s0" --port l1 blackhole=off >/dev/null
 	done
+	connects_across_dead_spine "$s0"
 	xr_fab_down
+}
+
+# connects_across_dead_spine S0: with S0 blackholed both ways, new
+# connections from A to B must all be set up.
+connects_across_dead_spine() {
+	local s0=$1 spid i h0 h1
+	"$XRF" set --netns "$s0" --port l0 blackhole=all >/dev/null
+	"$XRF" set --netns "$s0" --port l1 blackhole=all >/dev/null
+	h0=$(spine_holed "$s0")
+	nsx "$B" timeout $((120 * TS)) "$XROCE" perf server -i eth0 >"$TMP/cs.srv" 2>&1 &
+	spid=$!
+	xr_cleanup_push "kill $spid 2>/dev/null"
+	xr_wait_listen "$B" 4796
+	for ((i = 1; i <= 8; i++)); do
+		nsx "$A" timeout $((30 * TS)) "$XROCE" perf client -i eth0 "$FAB_h1_IP4_0" \
+			-s 4k -d 0.2 >"$TMP/cs.$i" 2>&1 ||
+			fail "connect $i of 8 across the dead spine: $(tail -2 "$TMP/cs.$i")"
+	done
+	kill "$spid" 2>/dev/null || true
+	h1=$(spine_holed "$s0")
+	[ $((h1 - h0)) -gt 0 ] || fail "spine s0 blackholed nothing during the connects"
+	pass "s0 dead: 8 of 8 new connections set up ($((h1 - h0)) packets blackholed at s0)"
+}
+
+# spine_holed S0: packets the spine's ports blackholed so far.
+spine_holed() {
+	"$XRF" show --netns "$1" --json | python3 -c '
+import json, sys
+print(sum(p["counters"]["blackholed"] for p in json.load(sys.stdin)["ports"]))'
 }
 
 SCEN=("$@")

@@ -33,32 +33,45 @@
 #define XR_CM_RESEND_NS (100 * 1000000ull)
 #define XR_CM_HOLD_NS (30 * 1000000000ull)
 
-static int listen_socket(struct xroce_device *dev, const char *addr,
-			 uint16_t port, int *fd_out, uint16_t *bound)
+/* A UDP socket bound to sa, in the device's socket table (closed: an
+ * unlistened port, which takes answers but no CONNECT) and in the progress
+ * thread's epoll set; returns its port or a negative errno. */
+static int add_socket(struct xroce_device *dev, struct sockaddr_in6 *sa, bool closed,
+		      const char *what)
 {
-	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
-	socklen_t len = sizeof(sa);
-	int fd, off = 0, family;
+	struct epoll_event ev = { .events = EPOLLIN };
+	socklen_t len = sizeof(*sa);
+	struct xr_listen *l;
+	int fd, off = 0, rc;
 
-	if (addr && xr_ctrl_parse_host(addr, port, &family, &sa))
-		return xr_fail(&dev->log, -EINVAL, "xroce_listen: %s is not a "
-			       "numeric address", addr);
+	if (dev->nlisten == XR_LISTEN_MAX)
+		return xr_fail(&dev->log, -ENOSPC, "%s: at most %d ports", what,
+			       XR_LISTEN_MAX);
 	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return xr_fail(&dev->log, -errno, "xroce_listen: socket: %s",
+		return xr_fail(&dev->log, -errno, "%s: socket: %s", what,
 			       strerror(errno));
 	setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    getsockname(fd, (struct sockaddr *)&sa, &len)) {
-		int rc = -errno;
-
+	if (bind(fd, (struct sockaddr *)sa, sizeof(*sa)) ||
+	    getsockname(fd, (struct sockaddr *)sa, &len)) {
+		rc = -errno;
 		close(fd);
-		return xr_fail(&dev->log, rc, "xroce_listen: port %u: %s", port,
+		return xr_fail(&dev->log, rc, "%s: port %u: %s", what,
+			       ntohs(sa->sin6_port), strerror(-rc));
+	}
+	/* A sleeping progress thread wakes for messages on it too. */
+	ev.data.u32 = 3;
+	if (epoll_ctl(dev->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		rc = -errno;
+		close(fd);
+		return xr_fail(&dev->log, rc, "%s: epoll_ctl: %s", what,
 			       strerror(-rc));
 	}
-	*fd_out = fd;
-	*bound = ntohs(sa.sin6_port);
-	return 0;
+	l = &dev->listen[dev->nlisten++];
+	l->fd = fd;
+	l->port = ntohs(sa->sin6_port);
+	l->closed = closed;
+	return l->port;
 }
 
 static void close_listener(struct xroce_device *dev, uint32_t i)
@@ -68,15 +81,20 @@ static void close_listener(struct xroce_device *dev, uint32_t i)
 	dev->listen[i] = dev->listen[--dev->nlisten];
 }
 
-/* Whether a connection or a taken request still speaks through port. */
+/* Whether a connection, a connect under way or a taken request still
+ * speaks through port. */
 static bool port_in_use(const struct xroce_device *dev, uint16_t port)
 {
 	const struct xroce_qp *qp;
 	uint32_t i;
 
 	for (qp = dev->qps; qp; qp = qp->next)
-		if (qp->ctrl_lport == port)
+		if (qp->ctrl_lport == port ||
+		    (qp->cm && qp->cm->active &&
+		     (qp->cm->src[0] == port || qp->cm->src[1] == port)))
 			return true;
+	if (dev->want_nonce && (dev->want_src[0] == port || dev->want_src[1] == port))
+		return true;
 	for (i = 0; i < dev->npending; i++)
 		if (dev->pending[i].port == port)
 			return true;
@@ -93,31 +111,42 @@ static void gc_listeners(struct xroce_device *dev)
 			close_listener(dev, i--);
 }
 
+void xr_cm_rotate_source(struct xroce_device *dev, uint16_t src[2])
+{
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6 };
+	int port;
+
+	memcpy(&sa.sin6_addr, dev->ctrl_addr, 16);
+	gc_listeners(dev);
+	port = add_socket(dev, &sa, true, "connect source port");
+	if (port <= 0)
+		return; /* logged; the resend keeps its port */
+	src[1] = src[0];
+	src[0] = (uint16_t)port;
+}
+
+bool xr_cm_have_port(const struct xroce_device *dev, uint16_t port)
+{
+	uint32_t i;
+
+	if (port == dev->ctrl_port)
+		return true;
+	for (i = 0; i < dev->nlisten; i++)
+		if (dev->listen[i].port == port)
+			return true;
+	return false;
+}
+
 int xr_listen(struct xroce_device *dev, const char *addr, uint16_t port)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct xr_listen *l;
-	int rc;
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	int family;
 
+	if (addr && xr_ctrl_parse_host(addr, port, &family, &sa))
+		return xr_fail(&dev->log, -EINVAL, "xroce_listen: %s is not a "
+			       "numeric address", addr);
 	gc_listeners(dev);
-	if (dev->nlisten == XR_LISTEN_MAX)
-		return xr_fail(&dev->log, -ENOSPC, "xroce_listen: at most %d ports",
-			       XR_LISTEN_MAX);
-	l = &dev->listen[dev->nlisten];
-	l->closed = false;
-	rc = listen_socket(dev, addr, port, &l->fd, &l->port);
-	if (rc)
-		return rc;
-	/* A sleeping progress thread wakes for requests on it too. */
-	ev.data.u32 = 3;
-	if (epoll_ctl(dev->epfd, EPOLL_CTL_ADD, l->fd, &ev)) {
-		rc = -errno;
-		close(l->fd);
-		return xr_fail(&dev->log, rc, "xroce_listen: epoll_ctl: %s",
-			       strerror(-rc));
-	}
-	dev->nlisten++;
-	return l->port;
+	return add_socket(dev, &sa, false, "xroce_listen");
 }
 
 int xr_unlisten(struct xroce_device *dev, uint16_t port)
@@ -237,18 +266,20 @@ int xr_conn_req_reject(struct xroce_device *dev, const struct xroce_conn_req *re
 	rc->nonce = be64toh(m->nonce);
 	rc->from = r.from;
 	rc->port = r.port;
+	rc->conn = 0;
 	memcpy(rc->reply, &a, sizeof(a));
 	xr_ctrl_send_from(dev, r.port, &a, &r.from);
 	gc_listeners(dev);
 	return 0;
 }
 
-/* The CONNECT (again), signed when there is a cluster key. */
+/* The CONNECT (again), signed when there is a cluster key, out of the
+ * connect's current source port. */
 static int send_connect(struct xroce_device *dev, struct xr_cm_conn *cm)
 {
 	if (dev->auth.keyed)
 		xr_auth_sign(dev->auth.key, &cm->msg);
-	return xr_ctrl_send(dev, &cm->msg, &cm->to);
+	return xr_ctrl_send_from(dev, cm->src[0], &cm->msg, &cm->to);
 }
 
 int xr_qp_connect_start(struct xroce_qp *qp, const char *host, uint16_t port,
@@ -293,9 +324,9 @@ int xr_qp_connect_start(struct xroce_qp *qp, const char *host, uint16_t port,
 	return 0;
 }
 
-/* The peer's ACCEPT or REJECT for qp's connect. */
+/* The peer's ACCEPT or REJECT for qp's connect, come to local port. */
 static void on_answer(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
-		      const struct sockaddr_in6 *from)
+		      const struct sockaddr_in6 *from, uint16_t port)
 {
 	struct xr_cm_conn *cm = qp->cm;
 	int err;
@@ -326,7 +357,9 @@ static void on_answer(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 		xr_keys_init(qp, true);
 	}
 	/* The answer came from where the CONNECT went (hand_out_answers):
-	 * CLOSE goes there too. */
+	 * CLOSE goes there too, out of the port the answer came to (a path
+	 * that worked). */
+	qp->ctrl_lport = port == qp->dev->ctrl_port ? 0 : port;
 	cm->result = xr_ctrl_establish(qp, m, from);
 	if (cm->result)
 		qp->state = XROCE_QPS_ERR;
@@ -357,12 +390,17 @@ static void hand_out_answers(struct xroce_device *dev)
 		if (!same_peer(from, &qp->cm->to)) {
 			dev->ctrl_spoofed++;
 		} else if (m->op == XR_CTRL_COOKIE) {
-			/* Proof that we receive where we claim: resend now. */
+			/* Proof that we receive where we claim: resend now, out
+			 * of the port the cookie was made for. */
 			memcpy(qp->cm->msg.cookie, m->cookie, sizeof(m->cookie));
+			if (dev->stash[i].port != qp->cm->src[0]) {
+				qp->cm->src[1] = qp->cm->src[0];
+				qp->cm->src[0] = dev->stash[i].port;
+			}
 			send_connect(dev, qp->cm);
 			qp->cm->resend_ns = xr_now_ns() + XR_CM_RESEND_NS;
 		} else {
-			on_answer(qp, m, from);
+			on_answer(qp, m, from, dev->stash[i].port);
 		}
 	}
 	dev->nstash = 0;
@@ -387,6 +425,7 @@ static void drive_connects(struct xroce_device *dev, uint64_t now)
 		}
 		n++;
 		if (now >= cm->resend_ns) {
+			xr_cm_rotate_source(dev, cm->src);
 			send_connect(dev, cm);
 			cm->resend_ns = now + XR_CM_RESEND_NS;
 		}

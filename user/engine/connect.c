@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 
 #include "auth.h"
+#include "cm.h"
 #include "ctrl.h"
 #include "engine.h"
 #include "keys.h"
@@ -81,36 +82,48 @@ int xr_ctrl_parse_host(const char *host, uint16_t port, int *family,
 	return -EINVAL;
 }
 
+/* m, signed, out of the connect's current source port (cm.h). */
 static int send_signed(struct xroce_device *dev, struct xr_ctrl_msg *m,
 		       const struct sockaddr_in6 *to)
 {
 	if (dev->auth.keyed)
 		xr_auth_sign(dev->auth.key, m);
-	return xr_ctrl_send(dev, m, to);
+	return xr_ctrl_send_from(dev, dev->want_src[0], m, to);
 }
 
 /* The listener asked for proof that we receive at our address: the same
- * CONNECT again, with its cookie. */
+ * CONNECT again, with its cookie, out of the port the cookie was made for. */
 static void take_cookie(struct xroce_device *dev, struct xr_ctrl_msg *m)
 {
 	memcpy(m->cookie, dev->cookie, sizeof(m->cookie));
+	if (dev->cookie_port != dev->want_src[0]) {
+		dev->want_src[1] = dev->want_src[0];
+		dev->want_src[0] = dev->cookie_port;
+	}
 	dev->have_cookie = false;
 }
 
-/* Send m to `to` until the answer to nonce arrives (1, in *ans) or the
- * deadline passes (0); a COOKIE on the way makes m carry it. */
+/* Send m to `to` until the answer to nonce arrives (1, in *ans, its local
+ * port in dev->answer_port) or the deadline passes (0); a COOKIE on the
+ * way makes m carry it.  Each timed resend goes out of a new source port
+ * (xr_cm_rotate_source). */
 static int await_answer(struct xroce_device *dev, struct xr_ctrl_msg *m,
 			const struct sockaddr_in6 *to, uint64_t nonce,
 			uint64_t deadline, struct xr_ctrl_msg *ans)
 {
+	bool timed_out = false;
 	int rc;
 
 	dev->want_nonce = nonce;
 	dev->want_to = *to;
+	dev->want_src[0] = dev->want_src[1] = 0;
 	dev->have_answer = dev->have_cookie = false;
 	for (rc = 0; !rc && xr_now_ns() < deadline;) {
 		uint64_t resend = xr_now_ns() + XR_CTRL_RESEND_MS * 1000000ull;
 
+		if (timed_out)
+			xr_cm_rotate_source(dev, dev->want_src);
+		timed_out = true;
 		rc = send_signed(dev, m, to);
 		if (rc && rc != -EAGAIN && rc != -ENOBUFS)
 			break;
@@ -124,6 +137,7 @@ static int await_answer(struct xroce_device *dev, struct xr_ctrl_msg *m,
 				rc = 1;
 			} else if (dev->have_cookie) {
 				take_cookie(dev, m);
+				timed_out = false;
 				break; /* resend at once */
 			}
 		}
@@ -184,6 +198,8 @@ int xr_qp_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 		qp->keyed = true;
 		xr_keys_init(qp, true);
 	}
+	/* CLOSE goes out of the port the answer came to (cm.h). */
+	qp->ctrl_lport = dev->answer_port == dev->ctrl_port ? 0 : dev->answer_port;
 	return xr_ctrl_establish(qp, &ans, &to);
 }
 
@@ -266,6 +282,7 @@ int xr_ctrl_answer_request(struct xroce_qp *qp, const struct xr_ctrl_req *req)
 	r->nonce = be64toh(m->nonce);
 	r->from = req->from;
 	r->port = req->port;
+	r->conn = qp->conn_id;
 	memcpy(r->reply, &a, sizeof(a));
 	xr_ctrl_send_from(dev, req->port, &a, &req->from);
 	return 0;

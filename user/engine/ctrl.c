@@ -210,9 +210,14 @@ int xr_ctrl_establish(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 	return 0;
 }
 
+static bool same_host(const struct sockaddr_in6 *a, const struct sockaddr_in6 *b)
+{
+	return !memcmp(&a->sin6_addr, &b->sin6_addr, 16);
+}
+
 static bool same_peer(const struct sockaddr_in6 *a, const struct sockaddr_in6 *b)
 {
-	return !memcmp(&a->sin6_addr, &b->sin6_addr, 16) && a->sin6_port == b->sin6_port;
+	return same_host(a, b) && a->sin6_port == b->sin6_port;
 }
 
 static struct xr_ctrl_recent *recent_find(struct xroce_device *dev, uint64_t nonce,
@@ -223,7 +228,9 @@ static struct xr_ctrl_recent *recent_find(struct xroce_device *dev, uint64_t non
 	for (i = 0; i < XR_CTRL_RECENT; i++) {
 		struct xr_ctrl_recent *r = &dev->recent[i];
 
-		if (r->valid && r->nonce == nonce && same_peer(&r->from, from))
+		/* A requester resends from other source ports (cm.h): the
+		 * nonce and its address name the request. */
+		if (r->valid && r->nonce == nonce && same_host(&r->from, from))
 			return r;
 	}
 	return NULL;
@@ -332,7 +339,15 @@ static void on_connect(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 	}
 	r = recent_find(dev, nonce, from);
 	if (r) {
-		/* Our ACCEPT was lost: the same answer again. */
+		/* Our ACCEPT was lost: the same answer again, to the port this
+		 * resend came from, the latest path the requester tried; our
+		 * CLOSE will go there too. */
+		struct xroce_qp *qp = r->conn < dev->conn_tab_size ?
+				      dev->conn_tab[r->conn] : NULL;
+
+		if (r->conn && qp && qp->peer_conn == ntohl(m->src_conn) &&
+		    same_host(&qp->peer_ctrl, from))
+			qp->peer_ctrl = *from;
 		xr_ctrl_send_from(dev, r->port, (const struct xr_ctrl_msg *)r->reply,
 				  from);
 		return;
@@ -344,7 +359,7 @@ static void on_connect(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 	for (i = 0; i < dev->npending; i++) {
 		const struct xr_ctrl_msg *p = (void *)dev->pending[i].msg;
 
-		if (p->nonce == m->nonce && same_peer(&dev->pending[i].from, from))
+		if (p->nonce == m->nonce && same_host(&dev->pending[i].from, from))
 			return; /* already queued (or taken, cm.c) */
 	}
 	/* One host cannot fill the queue for everyone. */
@@ -373,6 +388,7 @@ static void stash_answer(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 		return;
 	}
 	memcpy(dev->stash[dev->nstash].msg, m, sizeof(*m));
+	dev->stash[dev->nstash].port = dev->rx_port;
 	dev->stash[dev->nstash++].from = *from;
 }
 
@@ -393,9 +409,11 @@ static int on_answer(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 	}
 	if (m->op == XR_CTRL_COOKIE) {
 		memcpy(dev->cookie, m->cookie, sizeof(dev->cookie));
+		dev->cookie_port = dev->rx_port;
 		dev->have_cookie = true;
 		return 0;
 	}
+	dev->answer_port = dev->rx_port;
 	if (want_nonce == nonce) {
 		*ans = *m;
 		return 1;
@@ -407,8 +425,11 @@ static int on_answer(struct xroce_device *dev, const struct xr_ctrl_msg *m,
 	return 0;
 }
 
-/* A CLOSE or CLOSE_ACK for one of our QPs, from its peer's own control
- * socket, with the token we chose (and, with keys, its connection key). */
+/* A CLOSE or CLOSE_ACK for one of our QPs, from its peer's address, with
+ * the token we chose (and, with keys, its connection key).  Any port of
+ * the peer's: a connect that was resent from other source ports speaks
+ * through the one its answer reached (cm.h), which may not be the one we
+ * heard last. */
 static struct xroce_qp *close_qp(struct xroce_device *dev,
 				 const struct xr_ctrl_msg *m,
 				 const struct sockaddr_in6 *from)
@@ -420,7 +441,7 @@ static struct xroce_qp *close_qp(struct xroce_device *dev,
 		dev->ctrl_bad++;
 		return NULL;
 	}
-	if (!same_peer(from, &qp->peer_ctrl)) {
+	if (!same_host(from, &qp->peer_ctrl)) {
 		dev->ctrl_spoofed++;
 		return NULL;
 	}

@@ -40,7 +40,7 @@ struct xr_rqrecall;
 #define XR_CTRL_PENDING 64             /* queued connection requests */
 #define XR_CTRL_RECENT 64              /* answered requests remembered */
 #define XR_CTRL_STASH 32               /* answers kept for connects in flight */
-#define XR_LISTEN_MAX 16               /* extra listening ports (cm.c) */
+#define XR_LISTEN_MAX 32               /* extra ports: listening, connect sources (cm.c) */
 #define XR_CTRL_PER_SOURCE 4           /* queued requests of one address */
 
 struct xr_plane {
@@ -88,6 +88,7 @@ struct xr_ctrl_req {
 struct xr_ctrl_stashed {
 	uint8_t msg[sizeof(struct xr_ctrl_msg)];
 	struct sockaddr_in6 from;
+	uint16_t port;                     /* the local port it came to */
 };
 
 /* An extra listening control socket (xroce_listen).  Once unlistened it
@@ -104,6 +105,7 @@ struct xr_ctrl_recent {
 	uint64_t nonce;
 	struct sockaddr_in6 from;
 	uint16_t port;                     /* the local port that answered */
+	uint32_t conn;                     /* our QP's connection id (0: a REJECT) */
 	uint8_t reply[sizeof(struct xr_ctrl_msg)];
 	bool valid;
 };
@@ -163,6 +165,8 @@ struct xroce_device {
 	 * the answer here. */
 	uint64_t want_nonce;
 	struct sockaddr_in6 want_to;       /* where that connect went */
+	uint16_t want_src[2];              /* its source ports (cm.h), current first */
+	uint16_t answer_port, cookie_port; /* the local ports they came to */
 	bool have_answer, have_cookie;
 	uint8_t answer[sizeof(struct xr_ctrl_msg)];
 	/* Connects without blocking (cm.c): how many are under way, the
