@@ -32,6 +32,7 @@
 #include "asyncev.h"
 #include "auth.h"
 #include "bind.h"
+#include "cm.h"
 #include "ctrl.h"
 #include "device.h"
 #include "engine.h"
@@ -68,8 +69,11 @@ static void source_cmsg(const struct xroce_qp *qp, struct msghdr *mh,
 	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
 }
 
-/* Our half, from the control socket to the peer's data port. */
-static void send_half(struct xroce_qp *qp)
+/* Our half, to the peer's data port, out of the current source port: the
+ * control socket first, then (rotate: a timed resend) a fresh one, so that
+ * resends cross other equal-cost paths (cm.h; the peer's own resends do
+ * the same for its direction). */
+static void send_half(struct xroce_qp *qp, bool rotate)
 {
 	struct xroce_device *dev = qp->dev;
 	struct xr_bind *b = qp->bind;
@@ -102,8 +106,10 @@ static void send_half(struct xroce_qp *qp)
 	if (dev->auth.keyed)
 		xr_auth_sign(dev->auth.key, &m);
 	source_cmsg(qp, &mh, cb.buf, sizeof(cb.buf));
+	if (rotate)
+		xr_cm_rotate_source(dev, b->src);
 	/* A lost or refused send is repaired by the resend timer. */
-	if (sendmsg(dev->ctrl_fd, &mh, 0) < 0)
+	if (sendmsg(xr_ctrl_fd(dev, b->src[0]), &mh, 0) < 0)
 		xr_log(&dev->log, XROCE_LOG_DEBUG, "qp %u: bind message: %s",
 		       qp->conn_id, strerror(errno));
 }
@@ -116,6 +122,9 @@ static void maybe_ready(struct xroce_qp *qp)
 	if (qp->state != XROCE_QPS_CONNECTING || !b->have_peer || !b->peer_has_ours)
 		return;
 	qp->state = XROCE_QPS_RTS;
+	/* CLOSE goes out of the port of our latest half, the one the peer
+	 * heard last (take_half), and its socket stays open for the peer's. */
+	qp->ctrl_lport = b->src[0] == qp->dev->ctrl_port ? 0 : b->src[0];
 	qp->last_progress_ns = xr_now_ns();
 	qp->timer_due = 0;
 	qp->complete_dirty = true;
@@ -220,12 +229,16 @@ static void take_half(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 		   m->init_csn != b->peer.init_csn) {
 		qp->dev->bind_bad++; /* an older or other incarnation */
 		return;
+	} else {
+		/* The peer resends from other ports: our CLOSE goes to the
+		 * latest (program() noted the first). */
+		qp->peer_ctrl = *from;
 	}
 	if (flags & XR_BIND_F_HAVE_YOURS)
 		b->peer_has_ours = true;
 	maybe_ready(qp);
 	if (!(flags & XR_BIND_F_DONE))
-		send_half(qp);
+		send_half(qp, false);
 }
 
 /* The limits of a bind call, also on a later call for the same peer. */
@@ -281,7 +294,7 @@ static int start_bind(struct xroce_qp *qp, const struct xroce_qp_peer *peer)
 		return 0;
 	}
 	b->resend_ns = qp->last_progress_ns + b->backoff_ns;
-	send_half(qp);
+	send_half(qp, false);
 	return 0;
 }
 
@@ -344,7 +357,7 @@ uint64_t xr_bind_run(struct xroce_qp *qp)
 		return UINT64_MAX;
 	}
 	if (now >= b->resend_ns) {
-		send_half(qp);
+		send_half(qp, true);
 		b->backoff_ns = b->backoff_ns * 2 < XR_BIND_RESEND_MAX_NS ?
 				b->backoff_ns * 2 : XR_BIND_RESEND_MAX_NS;
 		b->resend_ns = now + b->backoff_ns;

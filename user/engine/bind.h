@@ -31,6 +31,9 @@ struct xr_bind {
 	uint32_t in_flags;
 	uint64_t resend_ns;          /* next resend of our half */
 	uint64_t backoff_ns;
+	/* Source ports of our halves, current first (0: the control
+	 * socket): each timed resend goes out of a new one (cm.h). */
+	uint16_t src[2];
 };
 
 /* bindbox.c: a BIND record from the event ring for qp (checked, kept). */

@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 
 #include "auth.h"
+#include "bind.h"
 #include "cm.h"
 #include "ctrl.h"
 #include "engine.h"
@@ -91,7 +92,9 @@ static bool port_in_use(const struct xroce_device *dev, uint16_t port)
 	for (qp = dev->qps; qp; qp = qp->next)
 		if (qp->ctrl_lport == port ||
 		    (qp->cm && qp->cm->active &&
-		     (qp->cm->src[0] == port || qp->cm->src[1] == port)))
+		     (qp->cm->src[0] == port || qp->cm->src[1] == port)) ||
+		    (qp->bind && qp->state == XROCE_QPS_CONNECTING &&
+		     (qp->bind->src[0] == port || qp->bind->src[1] == port)))
 			return true;
 	if (dev->want_nonce && (dev->want_src[0] == port || dev->want_src[1] == port))
 		return true;
