@@ -106,12 +106,17 @@ static void send_half(struct xroce_qp *qp, bool rotate)
 	if (dev->auth.keyed)
 		xr_auth_sign(dev->auth.key, &m);
 	source_cmsg(qp, &mh, cb.buf, sizeof(cb.buf));
-	if (rotate)
-		xr_cm_rotate_source(dev, b->src);
-	/* A lost or refused send is repaired by the resend timer. */
-	if (sendmsg(xr_ctrl_fd(dev, b->src[0]), &mh, 0) < 0)
-		xr_log(&dev->log, XROCE_LOG_DEBUG, "qp %u: bind message: %s",
-		       qp->conn_id, strerror(errno));
+	/* A resend goes out of two fresh ports: each pair of ports rides a
+	 * dead link with some odds, and the exchange must finish within the
+	 * QP's timeout (ibverbs' default: about half a second). */
+	for (int n = rotate ? 2 : 1; n > 0; n--) {
+		if (rotate)
+			xr_cm_rotate_source(dev, b->src);
+		/* A lost or refused send is repaired by the resend timer. */
+		if (sendmsg(xr_ctrl_fd(dev, b->src[0]), &mh, 0) < 0)
+			xr_log(&dev->log, XROCE_LOG_DEBUG, "qp %u: bind message: %s",
+			       qp->conn_id, strerror(errno));
+	}
 }
 
 /* Both halves known and confirmed: data may flow. */
@@ -237,8 +242,11 @@ static void take_half(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 	if (flags & XR_BIND_F_HAVE_YOURS)
 		b->peer_has_ours = true;
 	maybe_ready(qp);
+	/* The peer resending means our answer was lost: answer again from
+	 * another port (once RTS we send nothing but these answers, and the
+	 * same pair of ports may ride a dead link every time). */
 	if (!(flags & XR_BIND_F_DONE))
-		send_half(qp, false);
+		send_half(qp, b->answers++ > 0);
 }
 
 /* The limits of a bind call, also on a later call for the same peer. */

@@ -34,6 +34,7 @@ struct xr_bind {
 	/* Source ports of our halves, current first (0: the control
 	 * socket): each timed resend goes out of a new one (cm.h). */
 	uint16_t src[2];
+	uint32_t answers;            /* halves of the peer's we answered */
 };
 
 /* bindbox.c: a BIND record from the event ring for qp (checked, kept). */
