@@ -129,7 +129,7 @@ static void maybe_ready(struct xroce_qp *qp)
 	qp->state = XROCE_QPS_RTS;
 	/* CLOSE goes out of the port of our latest half, the one the peer
 	 * heard last (take_half), and its socket stays open for the peer's. */
-	qp->ctrl_lport = b->src[0] == qp->dev->ctrl_port ? 0 : b->src[0];
+	qp->ctrl_lport = xr_cm_lport(qp->dev, b->src[0]);
 	qp->last_progress_ns = xr_now_ns();
 	qp->timer_due = 0;
 	qp->complete_dirty = true;

@@ -128,16 +128,17 @@ void xr_cm_rotate_source(struct xroce_device *dev, uint16_t src[2])
 	src[0] = (uint16_t)port;
 }
 
-bool xr_cm_have_port(const struct xroce_device *dev, uint16_t port)
+void xr_cm_use_source(uint16_t src[2], uint16_t port)
 {
-	uint32_t i;
+	if (port == src[0])
+		return;
+	src[1] = src[0];
+	src[0] = port;
+}
 
-	if (port == dev->ctrl_port)
-		return true;
-	for (i = 0; i < dev->nlisten; i++)
-		if (dev->listen[i].port == port)
-			return true;
-	return false;
+uint16_t xr_cm_lport(const struct xroce_device *dev, uint16_t port)
+{
+	return port == dev->ctrl_port ? 0 : port;
 }
 
 int xr_listen(struct xroce_device *dev, const char *addr, uint16_t port)
@@ -362,7 +363,7 @@ static void on_answer(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 	/* The answer came from where the CONNECT went (hand_out_answers):
 	 * CLOSE goes there too, out of the port the answer came to (a path
 	 * that worked). */
-	qp->ctrl_lport = port == qp->dev->ctrl_port ? 0 : port;
+	qp->ctrl_lport = xr_cm_lport(qp->dev, port);
 	cm->result = xr_ctrl_establish(qp, m, from);
 	if (cm->result)
 		qp->state = XROCE_QPS_ERR;
@@ -396,10 +397,7 @@ static void hand_out_answers(struct xroce_device *dev)
 			/* Proof that we receive where we claim: resend now, out
 			 * of the port the cookie was made for. */
 			memcpy(qp->cm->msg.cookie, m->cookie, sizeof(m->cookie));
-			if (dev->stash[i].port != qp->cm->src[0]) {
-				qp->cm->src[1] = qp->cm->src[0];
-				qp->cm->src[0] = dev->stash[i].port;
-			}
+			xr_cm_use_source(qp->cm->src, dev->stash[i].port);
 			send_connect(dev, qp->cm);
 			qp->cm->resend_ns = xr_now_ns() + XR_CM_RESEND_NS;
 		} else {

@@ -39,9 +39,10 @@ struct xr_cm_conn {
  * slot among XR_LISTEN_MAX; without one the resend keeps its port.
  */
 void xr_cm_rotate_source(struct xroce_device *dev, uint16_t src[2]);
-/* Whether local port is the device's control socket or one of its
- * listening or source sockets. */
-bool xr_cm_have_port(const struct xroce_device *dev, uint16_t port);
+/* Make port, where an answer or COOKIE came, the current source. */
+void xr_cm_use_source(uint16_t src[2], uint16_t port);
+/* A QP's ctrl_lport for local port (0: the control socket). */
+uint16_t xr_cm_lport(const struct xroce_device *dev, uint16_t port);
 
 /* Progress: read the listening sockets, hand stashed answers to their
  * connects, resend CONNECTs, time connects and held requests out. */

@@ -96,10 +96,7 @@ static int send_signed(struct xroce_device *dev, struct xr_ctrl_msg *m,
 static void take_cookie(struct xroce_device *dev, struct xr_ctrl_msg *m)
 {
 	memcpy(m->cookie, dev->cookie, sizeof(m->cookie));
-	if (dev->cookie_port != dev->want_src[0]) {
-		dev->want_src[1] = dev->want_src[0];
-		dev->want_src[0] = dev->cookie_port;
-	}
+	xr_cm_use_source(dev->want_src, dev->cookie_port);
 	dev->have_cookie = false;
 }
 
@@ -199,7 +196,7 @@ int xr_qp_connect(struct xroce_qp *qp, const char *host, uint16_t port,
 		xr_keys_init(qp, true);
 	}
 	/* CLOSE goes out of the port the answer came to (cm.h). */
-	qp->ctrl_lport = dev->answer_port == dev->ctrl_port ? 0 : dev->answer_port;
+	qp->ctrl_lport = xr_cm_lport(dev, dev->answer_port);
 	return xr_ctrl_establish(qp, &ans, &to);
 }
 
