@@ -42,17 +42,27 @@ XR_INLINE __u32 xr_evq_room(void *evq, __u32 domain, __u32 conn_id,
 }
 
 /* Put record e into ring evq and count it against its connection; 0, or
- * -1 if the ring had no room. */
+ * -1 if the ring had no room.  No wake-up while the owner says it is not
+ * asleep on the ring (xr_evb.quiet): the fetch-and-add orders the
+ * reservation, which moved the producer position the library checks
+ * before it sleeps, before the read of the flag it cleared first. */
 XR_INLINE int xr_evq_put(void *evq, struct xr_evt *e)
 {
 	__u32 conn = e->conn;
-	struct xr_evb *b;
+	struct xr_evb *b = bpf_map_lookup_elem(&xr_evb, &conn);
+	struct xr_evt *r;
+	__u64 flags = 0;
 
-	if (bpf_ringbuf_output(evq, e, sizeof(*e), 0))
+	r = bpf_ringbuf_reserve(evq, sizeof(*r), 0);
+	if (!r)
 		return -1;
-	b = bpf_map_lookup_elem(&xr_evb, &conn);
-	if (b)
+	__builtin_memcpy(r, e, sizeof(*r));
+	if (b) {
+		if (__sync_fetch_and_add(&b->quiet, 0))
+			flags = BPF_RB_NO_WAKEUP;
 		__sync_fetch_and_add(&b->produced, 1);
+	}
+	bpf_ringbuf_submit(r, flags);
 	return 0;
 }
 

@@ -306,6 +306,17 @@ struct xr_read_ent {
 struct xr_evb {
 	__u32 produced;
 	__u32 consumed;
+	/* Written by the library: nonzero while no thread of the owner sleeps
+	 * on the ring (it polls, or is busy), so a record needs no wake-up.
+	 * XDP then commits with BPF_RB_NO_WAKEUP: a wake-up costs an
+	 * inter-processor interrupt per record (irq_work), most of a small
+	 * message's round trip on a virtual machine.  0, the value of an
+	 * entry nobody set, wakes as before.  The library sets it to 0 before
+	 * it sleeps and then checks the ring once more; XDP reads it with a
+	 * full barrier after reserving the record, so one of the two sees
+	 * the other (docs/PROTOCOL.md 15). */
+	__u32 quiet;
+	__u32 rsvd;
 };
 
 /* ---- xr_msgs: ARRAY[max_conns * XR_MSG_SLOTS] of __u64 ---------------- */
@@ -605,7 +616,7 @@ _Static_assert(__builtin_offsetof(struct xr_evt_recv, read_id) == 24, "evt recv 
 _Static_assert(sizeof(struct xr_evt) == 88, "evt size");
 _Static_assert(sizeof(struct xr_conn) == 240, "conn size");
 _Static_assert(sizeof(struct xr_key_peer) == 40, "peer key slot size");
-_Static_assert(sizeof(struct xr_evb) == 8, "evb size");
+_Static_assert(sizeof(struct xr_evb) == 16, "evb size");
 _Static_assert(sizeof(struct xr_mr) == 40, "mr size");
 _Static_assert(sizeof(struct xr_telem_path) == 88, "telem path size");
 _Static_assert(sizeof(struct xr_telem_hdr) == 64, "telem header size");

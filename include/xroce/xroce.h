@@ -138,8 +138,12 @@ int xroce_close_device(struct xroce_device *dev);
 /* Drive transmission, retransmission, timers and event delivery once. */
 int xroce_progress(struct xroce_device *dev);
 /* A file descriptor that becomes readable when events arrive, for callers
- * that multiplex many devices with poll/epoll (then call xroce_progress). */
-int xroce_device_fd(const struct xroce_device *dev);
+ * that multiplex many devices with poll/epoll (then call xroce_progress).
+ * Taking it has a cost: the device then has every event record wake
+ * readers of the ring, where otherwise only a device asleep in the
+ * library (xroce_wait_cq, the progress thread) is woken, and one that
+ * polls takes its records without an interrupt each. */
+int xroce_device_fd(struct xroce_device *dev);
 /* The transmit engine plane uses (XROCE_TX_AF_XDP or XROCE_TX_TEST_RUN). */
 enum xroce_tx_engine xroce_device_tx_engine(const struct xroce_device *dev,
 					    int plane);

@@ -60,9 +60,16 @@ int xroce_trace_take(struct xroce_device *dev, struct xroce_trace_rec *recs,
 	return rc;
 }
 
-int xroce_device_fd(const struct xroce_device *dev)
+int xroce_device_fd(struct xroce_device *dev)
 {
-	return dev ? xr_device_fd(dev) : xr_bad_arg("xroce_device_fd", "NULL device");
+	int fd;
+
+	if (!dev)
+		return xr_bad_arg("xroce_device_fd", "NULL device");
+	xr_device_lock(dev);
+	fd = xr_device_fd(dev);
+	xr_device_unlock(dev);
+	return fd;
 }
 
 enum xroce_tx_engine xroce_device_tx_engine(const struct xroce_device *dev,

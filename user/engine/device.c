@@ -26,6 +26,7 @@
 #include "domain.h"
 #include "engine.h"
 #include "events.h"
+#include "evq_wake.h"
 #include "mr.h"
 #include "plane.h"
 #include "progress.h"
@@ -213,6 +214,10 @@ static int device_start(struct xroce_device *dev,
 	if (rc)
 		return xr_fail(&dev->log, rc, "cannot map the event ring: %s",
 			       strerror(-rc));
+	if (xr_evq_wake_map(dev))
+		xr_log(&dev->log, XROCE_LOG_WARN, "cannot map the event ring's "
+		       "positions: %s; every record wakes the device",
+		       strerror(errno));
 	rc = create_epoll(dev);
 	if (!rc && (attr->flags & XROCE_DEVICE_PROGRESS_THREAD))
 		rc = xr_progress_thread_start(dev);
@@ -289,6 +294,7 @@ int xr_device_close(struct xroce_device *dev)
 	       (unsigned long long)dev->ctrl_cookies);
 	destroy_objects(dev);
 	xr_trace_close(dev);
+	xr_evq_wake_unmap(dev);
 	xr_events_detach(dev);
 	for (i = 0; i < dev->nplanes; i++)
 		xr_plane_stop(&dev->plane[i]);
@@ -328,8 +334,9 @@ enum xroce_tx_engine xr_device_tx_engine(const struct xroce_device *dev,
 	return dev->plane[plane].txr ? XROCE_TX_TEST_RUN : XROCE_TX_AF_XDP;
 }
 
-int xr_device_fd(const struct xroce_device *dev)
+int xr_device_fd(struct xroce_device *dev)
 {
+	xr_evq_wake_always(dev); /* the application may sleep on it */
 	return dev->epfd;
 }
 

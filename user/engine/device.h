@@ -129,6 +129,12 @@ struct xroce_device {
 	struct xr_evb *evb;                /* fair shares (xr_evb), mapped */
 	size_t evb_len;
 	uint32_t evb_n;
+	/* Wake-ups of the ring (evq_wake.c): its positions, mapped; threads
+	 * asleep on it; what the connections' xr_evb.quiet say; whether the
+	 * application took the descriptor (then every record wakes). */
+	const unsigned long *evq_cons, *evq_prod;
+	uint32_t evq_sleepers;
+	bool evq_quiet, fd_exported;
 	int nplanes;
 	struct xr_plane plane[XROCE_MAX_PLANES];
 	uint16_t data_port;

@@ -27,6 +27,7 @@
  *   acks       ACK/NAK records, timers, congestion events
  *   complete   send completions in stream order
  *   events     the event ring's records, dispatched
+ *   evq_wake   whether a record wakes the device (only while it sleeps)
  *   ctrl       control messages (never blocking)
  *   bind       xroce_qp_bind's exchange (its inbox, bindbox, is filled by
  *              events), xroce_qp_to_error
@@ -56,7 +57,7 @@ int xr_device_open(const struct xroce_device_attr *attr,
 int xr_device_close(struct xroce_device *dev);
 void xr_device_lock(struct xroce_device *dev);
 void xr_device_unlock(struct xroce_device *dev);
-int xr_device_fd(const struct xroce_device *dev);
+int xr_device_fd(struct xroce_device *dev);
 enum xroce_tx_engine xr_device_tx_engine(const struct xroce_device *dev,
 					 int plane);
 uint16_t xr_device_ctrl_port(const struct xroce_device *dev);

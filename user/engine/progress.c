@@ -19,6 +19,7 @@
 #include "complete.h"
 #include "ctrl.h"
 #include "events.h"
+#include "evq_wake.h"
 #include "plane.h"
 #include "planewatch.h"
 #include "engine.h"
@@ -216,9 +217,13 @@ void xr_progress_sleep(struct xroce_device *dev, uint64_t until_ns)
 		return;
 	ts.tv_sec = (time_t)((until_ns - now) / 1000000000ull);
 	ts.tv_nsec = (long)((until_ns - now) % 1000000000ull);
+	/* Records came while XDP thought nobody slept: take them first. */
+	if (!xr_evq_wake_sleep_begin(dev))
+		return;
 	pthread_mutex_unlock(&dev->lock);
 	epoll_pwait2(dev->epfd, ev, 4, &ts, NULL);
 	pthread_mutex_lock(&dev->lock);
+	xr_evq_wake_sleep_end(dev);
 	/* Asleep here, we were watching: wake-ups are due to events or to our
 	 * own deadlines, not an absence. */
 	dev->seen_ns = xr_now_ns();

@@ -14,6 +14,7 @@
 #include "cq.h"
 #include "device.h"
 #include "domain.h"
+#include "evq_wake.h"
 #include "keys.h"
 #include "mr.h"
 #include "qp.h"
@@ -112,6 +113,7 @@ int xr_qp_program(struct xroce_qp *qp, uint32_t peer_init_psn,
 	if (rc)
 		return rc;
 	xr_domain_conn_reset(dev, qp->conn_id);
+	xr_evq_wake_conn(dev, qp->conn_id);
 	memset(&c, 0, sizeof(c));
 	c.domain = dev->domain_id;
 	c.pd = qp->pd->id;
