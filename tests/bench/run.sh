@@ -14,7 +14,9 @@
 #   router    round trips of 64 B and 4 KiB messages through a plain Linux
 #             router namespace, xroce (busy-polling and --wait) beside UDP
 #             and TCP ping-pong, medians of 3 interleaved repeats, then
-#             `xroce perf --breakdown` of each size (router_lat.sh)
+#             `xroce perf --breakdown` of each size (router_lat.sh); and
+#             one connection's loss-free goodput beside TCP's through the
+#             same router (router_bw.sh, router_bw.log)
 #   failover  goodput in 1 ms bins over 4 paths (4 planes) while one is
 #             blackholed: time back to 90% of the rest's share, packets and
 #             bytes retransmitted (failover.sh)
@@ -150,6 +152,7 @@ if [ "$QUICK" = 1 ]; then
 	LOSS_SECS=1 LOSS_REP=1
 	LAT_ARGS=(--iters 2000)
 	ROUTER_ARGS=(--iters 2000 --repeat 1)
+	ROUTER_BW_ARGS=(--repeat 1 --secs 1)
 	FAIL_ARGS=(--secs 2 --fail-at 1)
 	INCAST_ARGS=(--secs 2)
 	TX_ARGS=(--secs 0.5 --rounds 1 --sizes "64,1408")
@@ -159,6 +162,7 @@ else
 	LOSS_SECS=4 LOSS_REP=3
 	LAT_ARGS=(--iters 100000)
 	ROUTER_ARGS=(--iters 20000 --repeat 3)
+	ROUTER_BW_ARGS=(--repeat 5 --secs 4)
 	FAIL_ARGS=()
 	INCAST_ARGS=(--repeat 3)
 	TX_ARGS=(--sizes "64,1408")
@@ -243,6 +247,10 @@ part_router() {
 	run_cmd "$OUT/router.log" 900 bash tests/bench/router_lat.sh "${ROUTER_ARGS[@]}" \
 		--breakdown --json "$OUT/router.json" || rc=1
 	report router || rc=1
+	# Goodput through the same router, xroce beside TCP (printed in the
+	# log: its last two lines are the medians and the ratio).
+	stamp router "bash tests/bench/router_bw.sh ${ROUTER_BW_ARGS[*]}"
+	run_cmd "$OUT/router_bw.log" 600 bash tests/bench/router_bw.sh "${ROUTER_BW_ARGS[@]}" || rc=1
 	return "$rc"
 }
 
