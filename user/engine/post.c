@@ -265,5 +265,6 @@ int xr_qp_post_send(struct xroce_qp *qp, struct xroce_send_wr *wr,
 	if (!rc)
 		*bad_wr = NULL;
 	xr_progress(qp->dev);
+	xr_progress_note_post(qp->dev);
 	return rc;
 }

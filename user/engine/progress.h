@@ -24,6 +24,17 @@ void xr_progress_thread_stop(struct xroce_device *dev);
 
 /* A poll of a CQ found something (or nothing): see stand_by(). */
 void xr_progress_note_poll(struct xroce_device *dev, bool found);
+/* A post ran a round (xr_progress): the application is at work, as a
+ * poller is, so its posts keep the thread standing by too.  Without this a
+ * sender posting a burst (ofi_rxm cuts a 1 MiB message into 64 sends, each
+ * with its round) goes over a millisecond without a poll, and the thread
+ * wakes for every record meanwhile, fighting it for the lock. */
+static inline void xr_progress_note_post(struct xroce_device *dev)
+{
+	if (dev->threaded)
+		dev->poll_ns = dev->seen_ns;
+}
+
 /* The application is about to sleep (a blocking wait, an armed CQ): the
  * thread must not stand by for it any more. */
 static inline void xr_progress_no_standby(struct xroce_device *dev)
