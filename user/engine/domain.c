@@ -131,11 +131,29 @@ void xr_domain_set_share(struct xroce_device *dev, uint32_t nconns)
 	bpf_map_update_elem(dev->maps.domains, &dev->domain_id, &d, BPF_EXIST);
 }
 
+/* The same through the map, for a process that could not map it: a
+ * record of an earlier owner's count or quiet flag (evq_wake.c) must not
+ * outlive it. */
+static void reset_unmapped(struct xroce_device *dev, uint32_t conn_id)
+{
+	struct xr_evb b;
+
+	if (dev->maps.evb < 0 || bpf_map_lookup_elem(dev->maps.evb, &conn_id, &b))
+		return;
+	b.consumed = b.produced;
+	b.quiet = 0;
+	bpf_map_update_elem(dev->maps.evb, &conn_id, &b, BPF_ANY);
+}
+
 void xr_domain_conn_reset(struct xroce_device *dev, uint32_t conn_id)
 {
 	struct xr_evb *b;
 
-	if (!dev->evb || conn_id >= dev->evb_n)
+	if (!dev->evb) {
+		reset_unmapped(dev, conn_id);
+		return;
+	}
+	if (conn_id >= dev->evb_n)
 		return;
 	b = &dev->evb[conn_id];
 	/* Records of a predecessor with this id may still wait in the ring:

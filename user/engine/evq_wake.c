@@ -19,6 +19,7 @@
  * application took (xroce_device_fd: it may sleep in its own poll) keeps
  * every wake-up.  All of this runs under dev->lock.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -32,6 +33,11 @@ int xr_evq_wake_map(struct xroce_device *dev)
 	long pg = sysconf(_SC_PAGESIZE);
 	void *c, *p;
 
+	/* Without xr_evb mapped the flags cannot be written: always wake. */
+	if (!dev->evb) {
+		errno = ENOENT;
+		return -1;
+	}
 	c = mmap(NULL, (size_t)pg, PROT_READ, MAP_SHARED, dev->evq_fd, 0);
 	if (c == MAP_FAILED)
 		return -1;
@@ -80,6 +86,11 @@ static void set_all(struct xroce_device *dev, bool quiet)
 void xr_evq_wake_conn(struct xroce_device *dev, uint32_t conn_id)
 {
 	set_conn(dev, conn_id, dev->evq_quiet);
+}
+
+void xr_evq_wake_release(struct xroce_device *dev, uint32_t conn_id)
+{
+	set_conn(dev, conn_id, false);
 }
 
 bool xr_evq_wake_sleep_begin(struct xroce_device *dev)

@@ -17,6 +17,9 @@ int xr_evq_wake_map(struct xroce_device *dev);
 void xr_evq_wake_unmap(struct xroce_device *dev);
 /* A connection set up under conn_id: quiet as the device is now. */
 void xr_evq_wake_conn(struct xroce_device *dev, uint32_t conn_id);
+/* A connection given up: its entry back to "wake", as nobody set it, for
+ * whoever claims the id next. */
+void xr_evq_wake_release(struct xroce_device *dev, uint32_t conn_id);
 /* A thread is about to sleep on the ring: true if it may; false if
  * records already wait (then it must not, and must not call _end). */
 bool xr_evq_wake_sleep_begin(struct xroce_device *dev);

@@ -14,6 +14,7 @@
 #include "device.h"
 #include "domain.h"
 #include "engine.h"
+#include "evq_wake.h"
 #include "mr.h"
 #include "qp.h"
 #include "qp_state.h"
@@ -242,6 +243,7 @@ int xr_qp_destroy(struct xroce_qp *qp)
 	if (tell)
 		xr_ctrl_send_close(qp);
 	bpf_map_delete_elem(dev->maps.conns, &qp->conn_id);
+	xr_evq_wake_release(dev, qp->conn_id);
 	if (qp->conn_id < dev->conn_tab_size)
 		dev->conn_tab[qp->conn_id] = NULL;
 	xr_qp_flush_sq(qp, XROCE_WC_WR_FLUSH_ERR);
