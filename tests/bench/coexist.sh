@@ -231,13 +231,7 @@ hosts_up() {
 xroce_up() {
 	local bin=$1 xns=$2 rns=$3 i
 	stop_server
-	# off first: a build that predates the layout check would configure
-	# the other build's program in place instead of replacing it (and
-	# then fail on its maps)
-	nsx "$xns" ip link set dev eth0 xdp off
-	nsx "$rns" ip link set dev eth0 xdp off
-	nsx "$xns" "$bin" attach --force eth0 >/dev/null || xr_die "$bin attach in $xns"
-	nsx "$rns" "$bin" attach --force eth0 >/dev/null || xr_die "$bin attach in $rns"
+	xr_fab_attach "$bin" "$xns" "$rns"
 	# nsenter itself in the background (not the nsx function, whose
 	# subshell would be what $! names)
 	nsenter --net="/var/run/netns/$rns" "$bin" perf server -i eth0 >"$TMP/server.out" 2>&1 &

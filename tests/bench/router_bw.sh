@@ -50,16 +50,9 @@ done
 cpu_ticks() { awk '/^cpu /{ print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
 HZ=$(getconf CLK_TCK)
 
-attach() { # BIN: its XDP program on both hosts
-	nsx "$A" ip link set dev eth0 xdp off
-	nsx "$B" ip link set dev eth0 xdp off
-	nsx "$A" "$1" attach --force eth0 >/dev/null || xr_die "attach in $A"
-	nsx "$B" "$1" attach --force eth0 >/dev/null || xr_die "attach in $B"
-}
-
 xroce_bw() { # BIN -> "gbps cpu_s_per_gb"
 	local bin=$1 spid c0 c1
-	attach "$bin"
+	xr_fab_attach "$bin" "$A" "$B"
 	nsx "$B" timeout -k 2 $((SECS + 40)) "$bin" perf server -i eth0 --once >/dev/null 2>&1 &
 	spid=$!
 	sleep 0.3

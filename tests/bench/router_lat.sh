@@ -55,12 +55,7 @@ ATTACHED=
 
 attach() { # BIN: its XDP program on both hosts (if not there already)
 	[ "$ATTACHED" = "$1" ] && return 0
-	# off first: a build that predates the layout check would configure
-	# the other build's program in place instead of replacing it
-	nsx "$A" ip link set dev eth0 xdp off
-	nsx "$B" ip link set dev eth0 xdp off
-	nsx "$A" "$1" attach --force eth0 >/dev/null || xr_die "attach in $A"
-	nsx "$B" "$1" attach --force eth0 >/dev/null || xr_die "attach in $B"
+	xr_fab_attach "$1" "$A" "$B"
 	ATTACHED=$1
 }
 

@@ -14,6 +14,9 @@
 #                             switch (a0: A -> B, b0: B -> A)
 #   xr_fab_counter NAME [PORT]  the switch's counter NAME summed over its
 #                             ports (or over PORT's)
+#   xr_fab_attach BIN NS...   BIN's own XDP program on eth0 of each NS
+#                             (any program there removed first), for
+#                             benches that compare two builds
 #   xr_private_bins           run on copies of build/xroce and build/xrfabric
 #                             in TMP (their BPF objects are built in), so a
 #                             rebuild during a long run cannot swap them
@@ -32,6 +35,18 @@ xr_fab_up() {
 		--env "$TMP/fab.env" >/dev/null || xr_die "fabric.sh up $* failed"
 	# shellcheck disable=SC1091 # written by fabric.sh up
 	. "$TMP/fab.env"
+}
+
+xr_fab_attach() {
+	local bin=$1 ns
+	shift
+	for ns in "$@"; do
+		# off first: a build that predates the layout check would
+		# configure the other build's program in place instead of
+		# replacing it
+		nsx "$ns" ip link set dev eth0 xdp off
+		nsx "$ns" "$bin" attach --force eth0 >/dev/null || xr_die "attach in $ns"
+	done
 }
 
 xr_fab_down() { bash "$XR_ROOT/tests/fabric/fabric.sh" down "$FAB_PREFIX" >/dev/null; }
