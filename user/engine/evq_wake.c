@@ -27,6 +27,27 @@
 #include "evq_wake.h"
 #include "qp.h"
 
+static void set_conn(struct xroce_device *dev, uint32_t conn_id, bool quiet)
+{
+	if (dev->evb && conn_id && conn_id < dev->evb_n)
+		__atomic_store_n(&dev->evb[conn_id].quiet, quiet ? 1u : 0u,
+				 __ATOMIC_RELAXED);
+}
+
+/* Bring every connection's flag to what the device's state says: quiet
+ * only with the positions mapped, nobody asleep and the descriptor kept. */
+static void apply(struct xroce_device *dev)
+{
+	bool quiet = dev->evq_cons && !dev->evq_sleepers && !dev->fd_exported;
+	struct xroce_qp *qp;
+
+	if (dev->evq_quiet == quiet)
+		return;
+	dev->evq_quiet = quiet;
+	for (qp = dev->qps; qp; qp = qp->next)
+		set_conn(dev, qp->conn_id, quiet);
+}
+
 /* The ring's consumer and producer positions: its first two pages. */
 int xr_evq_wake_map(struct xroce_device *dev)
 {
@@ -48,8 +69,7 @@ int xr_evq_wake_map(struct xroce_device *dev)
 	}
 	dev->evq_cons = c;
 	dev->evq_prod = p;
-	/* Nobody sleeps yet: the connections set up later start quiet. */
-	dev->evq_quiet = !dev->fd_exported;
+	apply(dev);
 	return 0;
 }
 
@@ -62,25 +82,7 @@ void xr_evq_wake_unmap(struct xroce_device *dev)
 	if (dev->evq_prod)
 		munmap((void *)dev->evq_prod, (size_t)pg);
 	dev->evq_cons = dev->evq_prod = NULL;
-	dev->evq_quiet = false;
-}
-
-static void set_conn(struct xroce_device *dev, uint32_t conn_id, bool quiet)
-{
-	if (dev->evb && conn_id && conn_id < dev->evb_n)
-		__atomic_store_n(&dev->evb[conn_id].quiet, quiet ? 1u : 0u,
-				 __ATOMIC_RELAXED);
-}
-
-static void set_all(struct xroce_device *dev, bool quiet)
-{
-	struct xroce_qp *qp;
-
-	if (dev->evq_quiet == quiet)
-		return;
-	dev->evq_quiet = quiet;
-	for (qp = dev->qps; qp; qp = qp->next)
-		set_conn(dev, qp->conn_id, quiet);
+	apply(dev); /* every record wakes again */
 }
 
 void xr_evq_wake_conn(struct xroce_device *dev, uint32_t conn_id)
@@ -100,7 +102,7 @@ bool xr_evq_wake_sleep_begin(struct xroce_device *dev)
 	dev->evq_sleepers++;
 	if (!dev->evq_cons)
 		return true; /* never quiet: every record wakes */
-	set_all(dev, false);
+	apply(dev);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	prod = __atomic_load_n(dev->evq_prod, __ATOMIC_ACQUIRE);
 	cons = __atomic_load_n(dev->evq_cons, __ATOMIC_ACQUIRE);
@@ -114,12 +116,11 @@ void xr_evq_wake_sleep_end(struct xroce_device *dev)
 {
 	if (dev->evq_sleepers)
 		dev->evq_sleepers--;
-	if (!dev->evq_sleepers && dev->evq_cons && !dev->fd_exported)
-		set_all(dev, true);
+	apply(dev);
 }
 
 void xr_evq_wake_always(struct xroce_device *dev)
 {
 	dev->fd_exported = true;
-	set_all(dev, false);
+	apply(dev);
 }
