@@ -12,6 +12,7 @@
 #include "cq.h"
 #include "engine.h"
 #include "device.h"
+#include "progress.h"
 #include "trace.h"
 
 
@@ -156,9 +157,6 @@ int xr_cq_req_notify(struct xroce_cq *cq, int solicited_only)
 	cq->armed = 1;
 	/* The application will sleep until notified: the progress thread
 	 * must not stand by for a poller (progress.c). */
-	if (cq->dev->empty_polls) {
-		cq->dev->empty_polls = 0;
-		pthread_cond_signal(&cq->dev->standby);
-	}
+	xr_progress_no_standby(cq->dev);
 	return 0;
 }

@@ -32,18 +32,12 @@ void xr_progress_note_poll(struct xroce_device *dev, bool found);
 static inline void xr_progress_note_post(struct xroce_device *dev)
 {
 	if (dev->threaded)
-		dev->poll_ns = dev->seen_ns;
+		__atomic_store_n(&dev->poll_ns, dev->seen_ns, __ATOMIC_RELAXED);
 }
 
 /* The application is about to sleep (a blocking wait, an armed CQ): the
- * thread must not stand by for it any more. */
-static inline void xr_progress_no_standby(struct xroce_device *dev)
-{
-	if (dev->empty_polls) {
-		dev->empty_polls = 0;
-		pthread_cond_signal(&dev->standby);
-	}
-}
+ * thread must not stand by for it any more.  Called with dev->lock held. */
+void xr_progress_no_standby(struct xroce_device *dev);
 
 /* Sleep on the device's descriptors until an event or until_ns, without
  * the lock (retaken before returning). */
