@@ -558,11 +558,18 @@ XR_INLINE int xr_msg_account(__u32 conn_id, __u32 msg_id, __u32 msg_len,
 	return 0;
 }
 
-/* Hand event e to the library; a full ring loses it (counted). */
+/* Hand event e to the library; a full ring loses it (counted).  hold: it
+ * need wake nobody (lib/budget.h), domain: the connection's. */
+XR_INLINE void xr_evt_send_as(void *evq, struct xr_evt *e, __u32 domain,
+			      int hold)
+{
+	if (xr_evq_put_as(evq, e, domain, hold))
+		xr_count(XR_STAT_EVT_LOST);
+}
+
 XR_INLINE void xr_evt_send(void *evq, struct xr_evt *e)
 {
-	if (xr_evq_put(evq, e))
-		xr_count(XR_STAT_EVT_LOST);
+	xr_evt_send_as(evq, e, 0, 0);
 }
 
 /* Event: a validated READ_REQ (rr, what it reads lying at pos of our
@@ -598,7 +605,8 @@ XR_INLINE void xr_evt_read_req(void *evq, struct xr_evt *e,
  * XR_RECV_F_ERR. */
 XR_INLINE void xr_evt_recv(void *evq, struct xr_evt *e,
 			   const struct xr_rx_pkt *pk,
-			   const struct xr_data_hdr *d, __u64 now)
+			   const struct xr_data_hdr *d, __u64 now,
+			   const struct xr_conn *c)
 {
 	__builtin_memset(e, 0, sizeof(*e));
 	e->type = XR_EVT_RECV;
@@ -615,7 +623,10 @@ XR_INLINE void xr_evt_recv(void *evq, struct xr_evt *e,
 	e->recv.raddr_end = pk->raddr + (pk->msg_len - pk->msg_off);
 	e->recv.rkey = pk->rkey; /* the union: rkey, msn or read id */
 	e->recv.ssn = bpf_ntohs(d->ssn);
-	xr_evt_send(evq, e);
+	/* A plain WRITE on a connection that does not report WRITEs: the
+	 * library only keeps its stream order with the record. */
+	xr_evt_send_as(evq, e, c->domain, pk->opcode == XR_OP_WRITE &&
+		       !(c->flags & XR_CONN_F_NOTIFY_WRITE));
 }
 
 /* Event: keyed connection, the peer's stream moved to a new key epoch;
@@ -681,7 +692,7 @@ XR_INLINE void xr_rx_deliver(struct xdp_md *ctx, const struct xr_hdrs *h,
 		return;
 	}
 	if (pk->opcode == XR_OP_READ_RESP && (pk->flags & XR_DF_ERR)) {
-		xr_evt_recv(evq, &sc->e, pk, d, now);
+		xr_evt_recv(evq, &sc->e, pk, d, now, c);
 		v->ack_now = 1;
 		return;
 	}
@@ -693,7 +704,7 @@ XR_INLINE void xr_rx_deliver(struct xdp_md *ctx, const struct xr_hdrs *h,
 				 pk->plen);
 	if (v->done) {
 		xr_count(XR_STAT_MSG_DONE);
-		xr_evt_recv(evq, &sc->e, pk, d, now);
+		xr_evt_recv(evq, &sc->e, pk, d, now, c);
 	}
 }
 
