@@ -172,6 +172,26 @@ struct {
 	__type(value, struct xr_evb);
 } xr_evb SEC(".maps");
 
+/* XDP's own, per domain: the records it held back in the domain's ring
+ * (lib/budget.h): where the last one ends (the ring's producer position
+ * after it) and how many holds are under way. */
+struct xr_evq_held {
+	__u64 end;
+	__u32 busy;
+	__u32 pad;
+};
+
+/* xr_evq_held by domain, created at a domain's first held record and kept:
+ * a domain id used again finds an end past its new ring's producer, which
+ * lib/budget.h takes for none.  Full, a domain without an entry holds
+ * nothing back. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XR_DEFAULT_MAX_DOMAINS);
+	__type(key, __u32);
+	__type(value, struct xr_evq_held);
+} xr_evq_held SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, XR_STAT_MAX);
@@ -567,9 +587,9 @@ XR_INLINE void xr_evt_send_as(void *evq, struct xr_evt *e, __u32 domain,
 		xr_count(XR_STAT_EVT_LOST);
 }
 
-XR_INLINE void xr_evt_send(void *evq, struct xr_evt *e)
+XR_INLINE void xr_evt_send(void *evq, struct xr_evt *e, __u32 domain)
 {
-	xr_evt_send_as(evq, e, 0, 0);
+	xr_evt_send_as(evq, e, domain, 0);
 }
 
 /* Event: a validated READ_REQ (rr, what it reads lying at pos of our
@@ -577,7 +597,8 @@ XR_INLINE void xr_evt_send(void *evq, struct xr_evt *e)
 XR_INLINE void xr_evt_read_req(void *evq, struct xr_evt *e,
 			       const struct xr_rx_pkt *pk,
 			       const struct xr_data_hdr *d, __u64 now,
-			       __u64 pos, const struct xr_read_req *rr)
+			       __u64 pos, const struct xr_read_req *rr,
+			       __u32 domain)
 {
 	__builtin_memset(e, 0, sizeof(*e));
 	e->type = XR_EVT_READ_REQ;
@@ -595,7 +616,7 @@ XR_INLINE void xr_evt_read_req(void *evq, struct xr_evt *e,
 	 * across the helper calls, a stack 6.1 accepts. */
 	e->read.stream = bpf_ntohs(d->stream);
 	e->read.ssn = bpf_ntohs(d->ssn);
-	xr_evt_send(evq, e);
+	xr_evt_send(evq, e, domain);
 }
 
 /* Event: the last byte of d's message landed.  Every completed message is
@@ -633,14 +654,14 @@ XR_INLINE void xr_evt_recv(void *evq, struct xr_evt *e,
  * the library installs the one after it.  0, or -1 (counted) if the ring
  * had no room: then the next packet of the epoch tries again. */
 XR_INLINE int xr_evt_rekey(void *evq, struct xr_evt *e, __u32 conn_id,
-			   __u32 epoch, __u64 now)
+			   __u32 epoch, __u64 now, __u32 domain)
 {
 	__builtin_memset(e, 0, sizeof(*e));
 	e->type = XR_EVT_REKEY;
 	e->conn = conn_id;
 	e->rx_ns = now;
 	e->rekey.epoch = epoch;
-	if (xr_evq_put(evq, e)) {
+	if (xr_evq_put(evq, e, domain)) {
 		xr_count(XR_STAT_EVT_LOST);
 		return -1;
 	}
@@ -667,7 +688,7 @@ XR_INLINE void xr_evt_rnr(void *evq, struct xr_evt *e,
 	e->rx_ns = now;
 	e->rnr.msn = pk->msn;
 	e->rnr.stream = pk->stream;
-	xr_evt_send(evq, e);
+	xr_evt_send(evq, e, domain);
 }
 
 /* Place, account, tell: a new READ_REQ goes to the library and is answered
@@ -686,7 +707,7 @@ XR_INLINE void xr_rx_deliver(struct xdp_md *ctx, const struct xr_hdrs *h,
 		return;
 	}
 	if (pk->opcode == XR_OP_READ_REQ) {
-		xr_evt_read_req(evq, &sc->e, pk, d, now, pos, &sc->rr);
+		xr_evt_read_req(evq, &sc->e, pk, d, now, pos, &sc->rr, c->domain);
 		xr_count(XR_STAT_MSG_DONE);
 		v->ack_now = 1;
 		return;
@@ -716,7 +737,7 @@ XR_INLINE void xr_rx_rekey(void *evq, struct xr_scratch *sc,
 	__u32 s = sc->ai.kflags & XR_AF_EPOCH ? 1 : 0;
 
 	if (sc->ai.keyed && xr_mac_new_epoch(c, s) &&
-	    !xr_evt_rekey(evq, &sc->e, conn_id, c->kpeer[s].epoch, now))
+	    !xr_evt_rekey(evq, &sc->e, conn_id, c->kpeer[s].epoch, now, c->domain))
 		c->kpeer[s].noted = 1;
 }
 
@@ -882,7 +903,7 @@ static __noinline int xr_rx_ack(struct xdp_md *ctx, struct xr_hdrs *h,
 		return xr_drop(why);
 	xr_evt_ack(&e, a, conn_id);
 	e.ack.key_epoch = c->kown[xr_mac_slot((const __u8 *)a, XR_AF_EPOCH)].epoch;
-	if (xr_evq_put(evq, &e))
+	if (xr_evq_put(evq, &e, c->domain))
 		return xr_drop(XR_STAT_DROP_ACK_LOST);
 	xr_count(e.type == XR_EVT_NAK ? XR_STAT_RX_NAK : XR_STAT_RX_ACK);
 	return XDP_DROP;
@@ -915,7 +936,7 @@ XR_INLINE int xr_probe_reply_event(const struct xr_conn *c,
 	e.probe.ts = bpf_ntohl(pr->ts);
 	e.probe.rate_hint = bpf_ntohl(pr->rate_hint);
 	e.probe.key_epoch = c->kown[xr_mac_slot((const __u8 *)pr, XR_PF_EPOCH)].epoch;
-	if (xr_evq_put(evq, &e))
+	if (xr_evq_put(evq, &e, c->domain))
 		return xr_drop(XR_STAT_DROP_ACK_LOST);
 	xr_count(XR_STAT_RX_ACK);
 	return XDP_DROP;
@@ -1071,7 +1092,9 @@ static __noinline int xr_rx_bind(struct xdp_md *ctx, struct xr_hdrs *h,
 		bpf_ringbuf_discard(e, 0);
 		return xr_drop(XR_STAT_DROP_TRUNC);
 	}
-	bpf_ringbuf_submit(e, 0);
+	/* Forced: records held before it (lib/budget.h) would otherwise keep
+	 * the kernel from waking a library asleep on the ring. */
+	bpf_ringbuf_submit(e, BPF_RB_FORCE_WAKEUP);
 	xr_count(XR_STAT_RX_BIND);
 	return XDP_DROP;
 }
