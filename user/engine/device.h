@@ -149,11 +149,11 @@ struct xroce_device {
 	pthread_t thread;
 	int wake_fd;
 	uint64_t sleep_until;              /* the thread sleeps until then; 0: awake */
-	/* An application busy-polling a CQ (progress.c): polls in a row that
-	 * found nothing, the last one's time; the thread stands by on
+	/* An application busy-polling a CQ (progress.c): its polls in a row,
+	 * the last one's time; the thread stands by on
 	 * `standby` meanwhile, under `standby_lock`, not `lock` (the thread
 	 * reads these two without `lock`, hence atomically). */
-	uint32_t empty_polls;
+	uint32_t busy_polls;
 	uint64_t poll_ns;
 	pthread_mutex_t standby_lock;
 	pthread_cond_t standby;

@@ -22,8 +22,8 @@ int xr_progress_thread_start(struct xroce_device *dev);
 /* Called with dev->lock held; returns with it held, the thread gone. */
 void xr_progress_thread_stop(struct xroce_device *dev);
 
-/* A poll of a CQ found something (or nothing): see stand_by(). */
-void xr_progress_note_poll(struct xroce_device *dev, bool found);
+/* The application polled a CQ: see stand_by(). */
+void xr_progress_note_poll(struct xroce_device *dev);
 /* A post ran a round (xr_progress): the application is at work, as a
  * poller is, so its posts keep the thread standing by too.  Without this a
  * sender posting a burst (ofi_rxm cuts a 1 MiB message into 64 sends, each

@@ -23,7 +23,7 @@ int xr_cq_poll(struct xroce_cq *cq, int n, struct xroce_wc *wc)
 		xr_progress(cq->dev);
 		k += xr_cq_take(cq, n - k, wc + k);
 	}
-	xr_progress_note_poll(cq->dev, k > 0);
+	xr_progress_note_poll(cq->dev);
 	return k;
 }
 
