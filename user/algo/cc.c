@@ -547,10 +547,13 @@ static void probe_success(struct xr_cc *cc, struct xr_cc_path *p, uint64_t now)
  * (resolved in flight + lost) are counted by its RTT sample: at or above
  * the mid RTT, or below it.  Losses are congestion only while the loss
  * rate with the queue high clearly exceeds the rate with it low:
- * lost_hi > 2 E + 4 sqrt(E) + 4, E = n_hi * (lost_lo + 1) / (n_lo + 1) (the
- * high band's losses at the low band's rate, smoothed).  Random loss keeps
- * the two rates equal at any rate; an overflow at a full queue makes the
- * low rate ~0.  A queue that never drains (no low samples) gives no
+ * lost_hi > 2 E + 4, E = n_hi * L / (n_lo + 1), L = lost_lo + 1 +
+ * 2 sqrt(lost_lo + 1) (the high band's losses at the low band's rate, with
+ * the low band's few losses taken at an upper bound: where the low band is
+ * a few percent of the packets, a handful of losses there by chance made
+ * random loss look like overflow, test_random_loss_rare_low_queue).
+ * Random loss keeps the two rates equal at any rate; an overflow at a full
+ * queue makes the low rate ~0.  A queue that never drains (no low samples) gives no
  * verdict: losses are then congestion only in compete mode (where loss-
  * based flows fill the queue) or when the queue is pinned (below). */
 enum { LOSSQ_UNKNOWN, LOSSQ_RANDOM, LOSSQ_QUEUE };
@@ -561,8 +564,8 @@ static int lossq_verdict(const struct xr_cc_lossq *q)
 
 	if (q->n_lo < LOSSQ_MIN_LO || q->n_hi < LOSSQ_MIN_LO)
 		return LOSSQ_UNKNOWN;
-	e = q->n_hi * (q->lost_lo + 1) / (q->n_lo + 1);
-	return q->lost_hi > 2 * e + 4 * sqrt(e) + 4 ? LOSSQ_QUEUE : LOSSQ_RANDOM;
+	e = q->n_hi * (q->lost_lo + 1 + 2 * sqrt(q->lost_lo + 1)) / (q->n_lo + 1);
+	return q->lost_hi > 2 * e + 4 ? LOSSQ_QUEUE : LOSSQ_RANDOM;
 }
 
 /* The connection loses a fraction no random loss reaches, and every path
