@@ -16,6 +16,17 @@
  *       thread feeds.  With --expect-read-failure the READs must fail with
  *       XROCE_WC_RETRY_EXC_ERR (the server runs --no-thread): the proof
  *       that it is the thread that answers them.
+ *   itest_thread client IF HOST PORT --stall
+ *       a client without a progress thread whose QPs have a 1 s timeout
+ *       (keep-alive probes after 1 s of silence, failure after 2 s):
+ *       connects, makes no library call for 2.5 s (a process stopped or
+ *       starved, or a round held up), then polls for 300 ms and WRITEs
+ *       the server's first half.  Its rounds came late, not the peer's
+ *       answers: the QPs must probe and live, not fail at the first round.
+ *   itest_thread client IF HOST PORT --peer-dies
+ *       the same client, connected and idle, never posting: prints
+ *       "connected", then (the server is killed) both QPs must fail by
+ *       keep-alive within 6 s.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -85,9 +96,9 @@ static int open_side(struct side *s, const char *ifname, uint16_t port,
 	return rc ? fail("reg_mr", rc) : 0;
 }
 
-static int open_conn(struct side *s, struct conn *c)
+static int open_conn(struct side *s, struct conn *c, uint32_t timeout_ms)
 {
-	struct xroce_qp_init_attr qa = { .timeout_ms = TIMEOUT_MS };
+	struct xroce_qp_init_attr qa = { .timeout_ms = timeout_ms };
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -118,7 +129,7 @@ static int server(const char *ifname, uint16_t port, const char *donefile,
 	mine.addr = (uint64_t)(uintptr_t)s.buf;
 	mine.rkey = s.mr->rkey;
 	for (k = 0; k < 2; k++) {
-		if (open_conn(&s, &c[k]))
+		if (open_conn(&s, &c[k], TIMEOUT_MS))
 			return 1;
 		xroce_set_private_data(c[k].qp, &mine, sizeof(mine));
 		if ((rc = xroce_accept(c[k].qp, 30000)))
@@ -215,8 +226,73 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* The stalled client (see the top): both QPs outlive a silence of their
+ * own making, then one WRITEs the server's first half. */
+static int stall_client(struct side *s, struct conn *c)
+{
+	struct timespec stall = { 2, 500 * 1000 * 1000 };
+	struct xroce_wc wc;
+	uint32_t k;
+	int i, n;
+
+	nanosleep(&stall, NULL);
+	for (i = 0; i < 30; i++)
+		for (k = 0; k < 2; k++) {
+			n = xroce_wait_cq(c[k].cq, 1, &wc, 5);
+			if (n != 0 || xroce_qp_state(c[k].qp) == XROCE_QPS_ERR)
+				return fail("a QP failed after its own stall", n < 0 ? n :
+					    -ECONNRESET);
+		}
+	for (k = 0; k < NPIECES && !c[0].rc; k++) {
+		struct xroce_sge g = { (uint64_t)(uintptr_t)s->buf + k * PIECE,
+				       PIECE, s->mr->lkey };
+		struct xroce_send_wr wr = {
+			.wr_id = k, .sg_list = &g, .num_sge = 1,
+			.opcode = XROCE_WR_RDMA_WRITE,
+			.send_flags = XROCE_SEND_SIGNALED,
+			.rdma = { c[0].peer.addr + k * PIECE, c[0].peer.rkey },
+		}, *bad;
+		int rc = xroce_post_send(c[0].qp, &wr, &bad);
+
+		c[0].rc = rc ? fail("post WRITE", rc) : wait_one(&c[0], k, XROCE_WC_SUCCESS);
+	}
+	if (c[0].rc)
+		return 1;
+	printf("client: both QPs alive after a 2.5 s stall of its own (1 s "
+	       "timeout), then %u bytes written\n", HALF);
+	return xroce_close_device(s->dev) ? 1 : 0;
+}
+
+/* The peer killed while both QPs are idle (see the top). */
+static int orphan_client(struct conn *c)
+{
+	struct timespec t0, t1;
+	struct xroce_wc wc;
+	double secs = 0;
+	uint32_t k;
+
+	printf("client: connected\n");
+	fflush(stdout);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (secs < 6) {
+		for (k = 0; k < 2; k++)
+			if (xroce_wait_cq(c[k].cq, 1, &wc, 10) < 0)
+				return fail("wait_cq", -EIO);
+		if (xroce_qp_state(c[0].qp) == XROCE_QPS_ERR &&
+		    xroce_qp_state(c[1].qp) == XROCE_QPS_ERR)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	}
+	if (secs >= 6)
+		return fail("idle QPs of a dead peer still up after 6 s", -ETIMEDOUT);
+	printf("client: both idle QPs failed by keep-alive %.1f s after connecting\n",
+	       secs);
+	return 0;
+}
+
 static int client(const char *ifname, const char *host, uint16_t port,
-		  bool expect_failure)
+		  bool expect_failure, bool stall, bool orphan)
 {
 	struct side s = { 0 };
 	struct conn c[2];
@@ -224,12 +300,12 @@ static int client(const char *ifname, const char *host, uint16_t port,
 	uint64_t i;
 	int k, rc;
 
-	if (open_side(&s, ifname, 0, XROCE_DEVICE_PROGRESS_THREAD))
+	if (open_side(&s, ifname, 0, stall || orphan ? 0 : XROCE_DEVICE_PROGRESS_THREAD))
 		return 1;
 	for (i = 0; i < HALF; i++)
 		s.buf[i] = pat(i, 0);
 	for (k = 0; k < 2; k++) {
-		if (open_conn(&s, &c[k]))
+		if (open_conn(&s, &c[k], stall || orphan ? 1000 : TIMEOUT_MS))
 			return 1;
 		if ((rc = xroce_connect(c[k].qp, host, port, 30000)))
 			return fail("connect", rc);
@@ -237,6 +313,10 @@ static int client(const char *ifname, const char *host, uint16_t port,
 		    sizeof(c[k].peer))
 			return fail("private data", -EPROTO);
 	}
+	if (stall)
+		return stall_client(&s, c);
+	if (orphan)
+		return orphan_client(c);
 	c[1].expect_failure = expect_failure;
 	if (pthread_create(&t[0], NULL, writer, &c[0]) ||
 	    pthread_create(&t[1], NULL, reader, &c[1]))
@@ -258,8 +338,11 @@ int main(int argc, char **argv)
 			      !(argc > 5 && !strcmp(argv[5], "--no-thread")));
 	if (argc >= 5 && !strcmp(argv[1], "client"))
 		return client(argv[2], argv[3], (uint16_t)atoi(argv[4]),
-			      argc > 5 && !strcmp(argv[5], "--expect-read-failure"));
+			      argc > 5 && !strcmp(argv[5], "--expect-read-failure"),
+			      argc > 5 && !strcmp(argv[5], "--stall"),
+			      argc > 5 && !strcmp(argv[5], "--peer-dies"));
 	fprintf(stderr, "usage: itest_thread server IF PORT DONEFILE [--no-thread]\n"
-		"       itest_thread client IF HOST PORT [--expect-read-failure]\n");
+		"       itest_thread client IF HOST PORT [--expect-read-failure | "
+		"--stall | --peer-dies]\n");
 	return 2;
 }

@@ -4,7 +4,10 @@
 # accepting still answers READs, loss-free and at 1% random loss, while the
 # client's two application threads WRITE and READ on one device at once;
 # and, as the control, the same server without the thread leaves the READs
-# unanswered (they fail with a retry error, the WRITEs still land).
+# unanswered (they fail with a retry error, the WRITEs still land); and a
+# client without a thread that stalls for 2.5 s keeps its QPs (keep-alive
+# probes go out before the peer is judged silent), while idle QPs whose
+# peer is killed fail by keep-alive.
 # Usage: tests/integration/test_thread.sh   (root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -47,3 +50,30 @@ echo "  ok   1% loss"
 echo "== control: without the thread, nobody answers"
 run 0 --no-thread --expect-read-failure
 echo "  ok   READs failed, WRITEs landed"
+echo "== a client whose own rounds stop for 2.5 s (1 s timeout) probes its peer, not fails it"
+run 0.01 "" --stall
+echo "  ok   both QPs alive, then the WRITEs landed (1% loss)"
+
+echo "== idle QPs whose peer is killed fail by keep-alive (1 s timeout)"
+xr_fab_loss 0
+nsx "$B" "$ITEST" server eth0 "$PORT" "$TMP/never" >"$TMP/server.out" 2>&1 &
+spid=$!
+xr_cleanup_push "pkill -9 -f '$TMP/never'; wait $spid 2>/dev/null"
+for _ in $(seq 1 100); do
+	nsx "$B" ss -Hlun "sport = :$PORT" | grep -q . && break
+	sleep 0.05
+done
+nsx "$A" "$ITEST" client eth0 "$BIP" "$PORT" --peer-dies >"$TMP/client.out" 2>&1 &
+cpid=$!
+xr_cleanup_push "kill $cpid 2>/dev/null; wait $cpid 2>/dev/null"
+for _ in $(seq 1 200); do
+	grep -q "client: connected" "$TMP/client.out" && break
+	sleep 0.05
+done
+# the server itself, not the shell that started it in the namespace
+pkill -9 -f "itest_thread server eth0 $PORT $TMP/never" || true
+rc=0
+wait "$cpid" || rc=$?
+sed 's/^/    /' "$TMP/client.out"
+[ "$rc" -eq 0 ] || xr_die "idle QPs of a killed peer: itest_thread failed"
+echo "  ok   failed, without any work posted"

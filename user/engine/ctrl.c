@@ -207,6 +207,10 @@ int xr_ctrl_establish(struct xroce_qp *qp, const struct xr_ctrl_msg *m,
 		return rc;
 	qp->state = XROCE_QPS_RTS;
 	qp->last_progress_ns = qp->last_heard_ns = xr_now_ns();
+	/* A round while connecting left "no timers" (xr_qp_timers of a QP
+	 * not in RTS): without this an idle connection never ran its
+	 * keep-alive until work was posted. */
+	qp->timer_due = 0;
 	return 0;
 }
 

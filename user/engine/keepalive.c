@@ -4,8 +4,13 @@
  * this QP, or data its XDP program saw arrive) counts as hearing from it.
  * After `idle` without a word the peer is probed (its XDP program answers
  * probes without waking its process, as long as the process lives); after
- * twice that the connection fails with a retry error.  While work is
- * outstanding the peer-silence timeout of the send queue applies instead.
+ * twice that, and only once XR_KA_FAIL_PROBES probes went out unanswered,
+ * the last of them XR_KA_REPLY_NS ago at least, the connection fails with
+ * a retry error.  Time alone never convicts the peer: our own rounds can
+ * be late (a round that waited for a neighbour's ARP answer, a stopped or
+ * starved process), and a peer we did not ask is not silent.  While work
+ * is outstanding the peer-silence timeout of the send queue applies
+ * instead.
  */
 #include <stdio.h>
 #include <bpf/bpf.h>
@@ -16,6 +21,8 @@
 #include "sender.h"
 
 #define XR_KA_MIN_IDLE_NS 1000000000ull
+#define XR_KA_FAIL_PROBES 3
+#define XR_KA_REPLY_NS 100000000ull /* an answer's time, on a loaded host */
 
 static uint64_t idle_ns(const struct xroce_qp *qp)
 {
@@ -42,7 +49,7 @@ static uint64_t last_rx(const struct xroce_qp *qp)
 
 uint64_t xr_qp_keepalive(struct xroce_qp *qp, uint64_t now)
 {
-	uint64_t idle = idle_ns(qp), rx;
+	uint64_t idle = idle_ns(qp), rx, dl;
 	char why[96];
 
 	if (busy(qp) || qp->last_progress_ns > qp->last_heard_ns)
@@ -60,16 +67,33 @@ uint64_t xr_qp_keepalive(struct xroce_qp *qp, uint64_t now)
 		qp->last_heard_ns = rx < now ? rx : now;
 	if (now - qp->last_heard_ns < idle)
 		return qp->last_heard_ns + idle;
-	if (now - qp->last_heard_ns >= 2 * idle) {
-		snprintf(why, sizeof(why), "the peer answered no keep-alive probe "
-			 "for %llu ms", (unsigned long long)(idle / 1000000ull));
+	if (qp->ka_since_ns != qp->last_heard_ns) { /* heard since: count anew */
+		qp->ka_since_ns = qp->last_heard_ns;
+		qp->ka_sent = 0;
+	}
+	if (now - qp->last_heard_ns >= 2 * idle &&
+	    qp->ka_sent >= XR_KA_FAIL_PROBES &&
+	    now - qp->ka_last_sent_ns >= XR_KA_REPLY_NS) {
+		snprintf(why, sizeof(why), "the peer answered none of %u keep-alive "
+			 "probes in %llu ms", qp->ka_sent,
+			 (unsigned long long)((now - qp->last_heard_ns) / 1000000ull));
 		xr_qp_fail(qp, XROCE_WC_RETRY_EXC_ERR, why);
 		return UINT64_MAX;
 	}
 	if (now >= qp->ka_next_ns) {
-		xr_qp_send_probe(qp, (int)(qp->ka_probes++ % qp->npaths), now);
+		if (!xr_qp_send_probe(qp, (int)(qp->ka_probes++ % qp->npaths), now)) {
+			qp->ka_sent++;
+			qp->ka_last_sent_ns = now;
+		}
 		qp->ka_next_ns = now + idle / 4;
+		/* Late already (rounds were held up): the probes still owed
+		 * go at the pace an answer needs, not a quarter idle apart. */
+		if (now - qp->last_heard_ns >= 2 * idle)
+			qp->ka_next_ns = now + XR_KA_REPLY_NS;
 	}
-	return qp->ka_next_ns < qp->last_heard_ns + 2 * idle ?
-	       qp->ka_next_ns : qp->last_heard_ns + 2 * idle;
+	dl = qp->last_heard_ns + 2 * idle;
+	if (dl <= now) /* late: the next probe, or the last one's answer */
+		dl = qp->ka_sent >= XR_KA_FAIL_PROBES ?
+		     qp->ka_last_sent_ns + XR_KA_REPLY_NS : qp->ka_next_ns;
+	return qp->ka_next_ns < dl ? qp->ka_next_ns : dl;
 }
