@@ -17,26 +17,30 @@
 #include "contract/abi.h"
 #include "contract/inline.h"
 
+/* How many records one connection of domain may have waiting. */
+XR_INLINE __u32 xr_evq_share(__u32 domain)
+{
+	struct xr_domain *d = bpf_map_lookup_elem(&xr_domains, &domain);
+
+	return d && d->evq_share ? d->evq_share : XR_EVQ_MIN_SHARE;
+}
+
 /* Room in ring evq for a record of connection conn_id of domain: 0, or
  * the drop reason.  reserve: bytes of the ring that must stay free
  * (full_reason when they would not). */
 XR_INLINE __u32 xr_evq_room(void *evq, __u32 domain, __u32 conn_id,
 			    __u32 reserve, __u32 full_reason)
 {
-	struct xr_domain *d;
 	struct xr_evb *b;
-	__u32 share;
 
 	if (bpf_ringbuf_query(evq, BPF_RB_AVAIL_DATA) > XR_EVQ_BYTES - reserve)
 		return full_reason;
 	b = bpf_map_lookup_elem(&xr_evb, &conn_id);
 	if (!b)
 		return 0; /* an id the table does not cover: the ring decides */
-	d = bpf_map_lookup_elem(&xr_domains, &domain);
-	share = d && d->evq_share ? d->evq_share : XR_EVQ_MIN_SHARE;
 	/* Signed: a connection set up again may have its counters reset
 	 * while records of its predecessor still wait. */
-	if ((__s32)(b->produced - b->consumed) >= (__s32)share)
+	if ((__s32)(b->produced - b->consumed) >= (__s32)xr_evq_share(domain))
 		return XR_STAT_DROP_EVQ_SHARE;
 	return 0;
 }
@@ -66,10 +70,10 @@ XR_INLINE void xr_evq_held_to(void *evq, struct xr_evq_held *held, __u64 pos)
  * one: a record is only held once its domain has an entry). */
 XR_INLINE int xr_evq_after_held(void *evq, struct xr_evq_held *held, __u64 avail)
 {
-	if (avail <= XR_EVQ_REC_BYTES || !held)
-		return 0; /* this record is the only one unconsumed, or none held */
 	__u64 cons, end;
 
+	if (avail <= XR_EVQ_REC_BYTES || !held)
+		return 0; /* this record is the only one unconsumed, or none held */
 	if (__sync_fetch_and_add(&held->busy, 0))
 		return 1;
 	cons = bpf_ringbuf_query(evq, BPF_RB_CONS_POS);
@@ -100,16 +104,13 @@ XR_INLINE __u64 xr_evq_commit_flags(void *evq, const struct xr_evb *b,
 				    struct xr_evq_held *held, int hold)
 {
 	__u64 avail;
-	struct xr_domain *d;
-	__u32 share;
 
 	if (q)
 		return BPF_RB_NO_WAKEUP;
 	avail = bpf_ringbuf_query(evq, BPF_RB_AVAIL_DATA);
 	if (hold && held && avail < XR_EVQ_BYTES / 8) {
-		d = bpf_map_lookup_elem(&xr_domains, &domain);
-		share = d && d->evq_share ? d->evq_share : XR_EVQ_MIN_SHARE;
-		if ((__s32)(b->produced - b->consumed) < (__s32)(share / 2)) {
+		if ((__s32)(b->produced - b->consumed) <
+		    (__s32)(xr_evq_share(domain) / 2)) {
 			xr_evq_held_to(evq, held, bpf_ringbuf_query(evq, BPF_RB_PROD_POS));
 			return BPF_RB_NO_WAKEUP;
 		}
