@@ -5,12 +5,12 @@
  * After `idle` without a word the peer is probed (its XDP program answers
  * probes without waking its process, as long as the process lives); after
  * twice that, and only once XR_KA_FAIL_PROBES probes went out unanswered,
- * the last of them XR_KA_REPLY_NS ago at least, the connection fails with
- * a retry error.  Time alone never convicts the peer: our own rounds can
- * be late (a round that waited for a neighbour's ARP answer, a stopped or
- * starved process), and a peer we did not ask is not silent.  While work
- * is outstanding the peer-silence timeout of the send queue applies
- * instead.
+ * the last of them XR_KA_REPLY_NS ago at least (or XR_KA_MAX_TRIES rounds
+ * could not send one), the connection fails with a retry error.  Time
+ * alone never convicts the peer: our own rounds can be late (a round that
+ * waited for a neighbour's ARP answer, a stopped or starved process), and
+ * a peer we did not ask is not silent.  While work is outstanding the
+ * peer-silence timeout of the send queue applies instead.
  */
 #include <stdio.h>
 #include <bpf/bpf.h>
@@ -23,6 +23,10 @@
 #define XR_KA_MIN_IDLE_NS 1000000000ull
 #define XR_KA_FAIL_PROBES 3
 #define XR_KA_REPLY_NS 100000000ull /* an answer's time, on a loaded host */
+/* Probes that could not go out (no transmit room) for this many tries in
+ * a row fail the QP too: an idle QP must not stay up on a path that can
+ * send nothing at all. */
+#define XR_KA_MAX_TRIES 12
 
 static uint64_t idle_ns(const struct xroce_qp *qp)
 {
@@ -69,7 +73,16 @@ uint64_t xr_qp_keepalive(struct xroce_qp *qp, uint64_t now)
 		return qp->last_heard_ns + idle;
 	if (qp->ka_since_ns != qp->last_heard_ns) { /* heard since: count anew */
 		qp->ka_since_ns = qp->last_heard_ns;
-		qp->ka_sent = 0;
+		qp->ka_sent = qp->ka_tries = 0;
+	}
+	if (now - qp->last_heard_ns >= 2 * idle && qp->ka_tries >= XR_KA_MAX_TRIES &&
+	    qp->ka_sent < XR_KA_FAIL_PROBES) {
+		snprintf(why, sizeof(why), "no keep-alive probe could be sent in "
+			 "%llu ms (%u tries)",
+			 (unsigned long long)((now - qp->last_heard_ns) / 1000000ull),
+			 qp->ka_tries);
+		xr_qp_fail(qp, XROCE_WC_RETRY_EXC_ERR, why);
+		return UINT64_MAX;
 	}
 	if (now - qp->last_heard_ns >= 2 * idle &&
 	    qp->ka_sent >= XR_KA_FAIL_PROBES &&
@@ -81,6 +94,7 @@ uint64_t xr_qp_keepalive(struct xroce_qp *qp, uint64_t now)
 		return UINT64_MAX;
 	}
 	if (now >= qp->ka_next_ns) {
+		qp->ka_tries++;
 		if (!xr_qp_send_probe(qp, (int)(qp->ka_probes++ % qp->npaths), now)) {
 			qp->ka_sent++;
 			qp->ka_last_sent_ns = now;

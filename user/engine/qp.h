@@ -239,7 +239,7 @@ struct xroce_qp {
 	/* Probes that went out since last_heard_ns was ka_since_ns, and
 	 * when the latest did: the peer is judged silent only on those. */
 	uint64_t ka_since_ns, ka_last_sent_ns;
-	uint32_t ka_sent;
+	uint32_t ka_sent, ka_tries;        /* ... and rounds that tried to */
 	uint8_t conn_key[32];              /* from the cluster key, both nonces */
 	/* statistics */
 	struct xr_telem *telem;            /* our slot, NULL if none was free */
