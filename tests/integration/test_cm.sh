@@ -44,10 +44,7 @@ for round in 0 0.2 key; do
 	nsx "$B" timeout 120 "$ITEST" server eth0 "$CTRL" "$LPORT" >"$TMP/server.out" 2>&1 &
 	spid=$!
 	xr_cleanup_push "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
-	for _ in $(seq 1 100); do
-		nsx "$B" ss -Hlun "sport = :$LPORT" | grep -q . && break
-		sleep 0.05
-	done
+	xr_listening "$B" "$LPORT" || true # if not, the client says why
 	rc=0
 	# shellcheck disable=SC2086 # $keyed: empty or one word
 	nsx "$A" timeout 60 python3 tests/lib/xrtest/cm_cookie.py $keyed "$BIP" "$LPORT" "$AIP" \

@@ -23,21 +23,26 @@ PFX=$(xr_prefix)
 xr_tmpdir "$PFX"
 xr_fab_pair
 
+# server DONEFILE [FLAG]: the server in B, listening on return; SPID is
+# the shell that runs it there.  Cleanup (and kill_server) end the server
+# itself, which its DONEFILE names, not that shell.
+server() {
+	nsx "$B" "$ITEST" server eth0 "$PORT" "$@" >"$TMP/server.out" 2>&1 &
+	SPID=$!
+	xr_cleanup_push "pkill -9 -f '$1' 2>/dev/null; wait $SPID 2>/dev/null"
+	xr_listening "$B" "$PORT" || true # if not, the client says why
+}
+kill_server() { pkill -9 -f "itest_thread server eth0 $PORT $1" || true; }
+
 # run LOSS SERVER_FLAG CLIENT_FLAG
 run() {
-	local done=$TMP/done.$1$2 spid rc=0
+	local done=$TMP/done.$1$2 rc=0
 	xr_fab_loss "$1"
 	rm -f "$done"
-	nsx "$B" "$ITEST" server eth0 "$PORT" "$done" $2 >"$TMP/server.out" 2>&1 &
-	spid=$!
-	xr_cleanup_push "kill $spid 2>/dev/null; wait $spid 2>/dev/null"
-	for _ in $(seq 1 100); do
-		nsx "$B" ss -Hlun "sport = :$PORT" | grep -q . && break
-		sleep 0.05
-	done
+	server "$done" $2
 	nsx "$A" "$ITEST" client eth0 "$BIP" "$PORT" $3 >"$TMP/client.out" 2>&1 || rc=$?
 	touch "$done"
-	wait "$spid" || rc=$((rc ? rc : 1))
+	wait "$SPID" || rc=$((rc ? rc : 1))
 	sed 's/^/    /' "$TMP/client.out" "$TMP/server.out"
 	[ "$rc" -eq 0 ] || xr_die "loss $1, server $2: itest_thread failed"
 }
@@ -56,13 +61,7 @@ echo "  ok   both QPs alive, then the WRITEs landed (1% loss)"
 
 echo "== idle QPs whose peer is killed fail by keep-alive (1 s timeout)"
 xr_fab_loss 0
-nsx "$B" "$ITEST" server eth0 "$PORT" "$TMP/never" >"$TMP/server.out" 2>&1 &
-spid=$!
-xr_cleanup_push "pkill -9 -f '$TMP/never'; wait $spid 2>/dev/null"
-for _ in $(seq 1 100); do
-	nsx "$B" ss -Hlun "sport = :$PORT" | grep -q . && break
-	sleep 0.05
-done
+server "$TMP/never"
 nsx "$A" "$ITEST" client eth0 "$BIP" "$PORT" --peer-dies >"$TMP/client.out" 2>&1 &
 cpid=$!
 xr_cleanup_push "kill $cpid 2>/dev/null; wait $cpid 2>/dev/null"
@@ -70,8 +69,7 @@ for _ in $(seq 1 200); do
 	grep -q "client: connected" "$TMP/client.out" && break
 	sleep 0.05
 done
-# the server itself, not the shell that started it in the namespace
-pkill -9 -f "itest_thread server eth0 $PORT $TMP/never" || true
+kill_server "$TMP/never"
 rc=0
 wait "$cpid" || rc=$?
 sed 's/^/    /' "$TMP/client.out"
