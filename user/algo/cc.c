@@ -553,9 +553,9 @@ static void probe_success(struct xr_cc *cc, struct xr_cc_path *p, uint64_t now)
  * a few percent of the packets, a handful of losses there by chance made
  * random loss look like overflow, test_random_loss_rare_low_queue).
  * Random loss keeps the two rates equal at any rate; an overflow at a full
- * queue makes the low rate ~0.  A queue that never drains (no low samples) gives no
- * verdict: losses are then congestion only in compete mode (where loss-
- * based flows fill the queue) or when the queue is pinned (below). */
+ * queue makes the low rate ~0.  A queue that never drains (no low samples)
+ * gives no verdict: losses are then congestion only in compete mode (where
+ * loss-based flows fill the queue) or when the queue is pinned (below). */
 enum { LOSSQ_UNKNOWN, LOSSQ_RANDOM, LOSSQ_QUEUE };
 
 static int lossq_verdict(const struct xr_cc_lossq *q)

@@ -54,6 +54,7 @@ static uint64_t last_rx(const struct xroce_qp *qp)
 uint64_t xr_qp_keepalive(struct xroce_qp *qp, uint64_t now)
 {
 	uint64_t idle = idle_ns(qp), rx, dl;
+	bool overdue; /* 2 x idle without a word: probes decide now */
 	char why[96];
 
 	if (busy(qp) || qp->last_progress_ns > qp->last_heard_ns)
@@ -75,7 +76,8 @@ uint64_t xr_qp_keepalive(struct xroce_qp *qp, uint64_t now)
 		qp->ka_since_ns = qp->last_heard_ns;
 		qp->ka_sent = qp->ka_tries = 0;
 	}
-	if (now - qp->last_heard_ns >= 2 * idle && qp->ka_tries >= XR_KA_MAX_TRIES &&
+	overdue = now - qp->last_heard_ns >= 2 * idle;
+	if (overdue && qp->ka_tries >= XR_KA_MAX_TRIES &&
 	    qp->ka_sent < XR_KA_FAIL_PROBES) {
 		snprintf(why, sizeof(why), "no keep-alive probe could be sent in "
 			 "%llu ms (%u tries)",
@@ -84,8 +86,7 @@ uint64_t xr_qp_keepalive(struct xroce_qp *qp, uint64_t now)
 		xr_qp_fail(qp, XROCE_WC_RETRY_EXC_ERR, why);
 		return UINT64_MAX;
 	}
-	if (now - qp->last_heard_ns >= 2 * idle &&
-	    qp->ka_sent >= XR_KA_FAIL_PROBES &&
+	if (overdue && qp->ka_sent >= XR_KA_FAIL_PROBES &&
 	    now - qp->ka_last_sent_ns >= XR_KA_REPLY_NS) {
 		snprintf(why, sizeof(why), "the peer answered none of %u keep-alive "
 			 "probes in %llu ms", qp->ka_sent,
@@ -102,12 +103,12 @@ uint64_t xr_qp_keepalive(struct xroce_qp *qp, uint64_t now)
 		qp->ka_next_ns = now + idle / 4;
 		/* Late already (rounds were held up): the probes still owed
 		 * go at the pace an answer needs, not a quarter idle apart. */
-		if (now - qp->last_heard_ns >= 2 * idle)
+		if (overdue)
 			qp->ka_next_ns = now + XR_KA_REPLY_NS;
 	}
-	dl = qp->last_heard_ns + 2 * idle;
-	if (dl <= now) /* late: the next probe, or the last one's answer */
-		dl = qp->ka_sent >= XR_KA_FAIL_PROBES ?
-		     qp->ka_last_sent_ns + XR_KA_REPLY_NS : qp->ka_next_ns;
+	/* Overdue: the next probe, or the last one's answer. */
+	dl = !overdue ? qp->last_heard_ns + 2 * idle :
+	     qp->ka_sent >= XR_KA_FAIL_PROBES ? qp->ka_last_sent_ns + XR_KA_REPLY_NS :
+						qp->ka_next_ns;
 	return qp->ka_next_ns < dl ? qp->ka_next_ns : dl;
 }

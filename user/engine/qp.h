@@ -235,7 +235,7 @@ struct xroce_qp {
 	struct xr_qkeys mk;                /* ... and gives the header MACs */
 	uint64_t last_heard_ns;            /* anything from the peer (keep-alive) */
 	uint64_t ka_next_ns;               /* next keep-alive probe */
-	uint32_t ka_probes;                /* ever sent (rotates the paths) */
+	uint32_t ka_probes;                /* ever tried (rotates the paths) */
 	/* Probes that went out since last_heard_ns was ka_since_ns, and
 	 * when the latest did: the peer is judged silent only on those. */
 	uint64_t ka_since_ns, ka_last_sent_ns;
