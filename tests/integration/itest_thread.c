@@ -243,19 +243,7 @@ static int stall_client(struct side *s, struct conn *c)
 				return fail("a QP failed after its own stall", n < 0 ? n :
 					    -ECONNRESET);
 		}
-	for (k = 0; k < NPIECES && !c[0].rc; k++) {
-		struct xroce_sge g = { (uint64_t)(uintptr_t)s->buf + k * PIECE,
-				       PIECE, s->mr->lkey };
-		struct xroce_send_wr wr = {
-			.wr_id = k, .sg_list = &g, .num_sge = 1,
-			.opcode = XROCE_WR_RDMA_WRITE,
-			.send_flags = XROCE_SEND_SIGNALED,
-			.rdma = { c[0].peer.addr + k * PIECE, c[0].peer.rkey },
-		}, *bad;
-		int rc = xroce_post_send(c[0].qp, &wr, &bad);
-
-		c[0].rc = rc ? fail("post WRITE", rc) : wait_one(&c[0], k, XROCE_WC_SUCCESS);
-	}
+	writer(&c[0]); /* in this thread: the device has none */
 	if (c[0].rc)
 		return 1;
 	printf("client: both QPs alive after a 2.5 s stall of its own (1 s "
@@ -291,21 +279,24 @@ static int orphan_client(struct conn *c)
 	return 0;
 }
 
+enum client_mode { BOTH_AT_ONCE, EXPECT_READ_FAILURE, STALL, PEER_DIES };
+
 static int client(const char *ifname, const char *host, uint16_t port,
-		  bool expect_failure, bool stall, bool orphan)
+		  enum client_mode mode)
 {
+	bool threadless = mode == STALL || mode == PEER_DIES;
 	struct side s = { 0 };
 	struct conn c[2];
 	pthread_t t[2];
 	uint64_t i;
 	int k, rc;
 
-	if (open_side(&s, ifname, 0, stall || orphan ? 0 : XROCE_DEVICE_PROGRESS_THREAD))
+	if (open_side(&s, ifname, 0, threadless ? 0 : XROCE_DEVICE_PROGRESS_THREAD))
 		return 1;
 	for (i = 0; i < HALF; i++)
 		s.buf[i] = pat(i, 0);
 	for (k = 0; k < 2; k++) {
-		if (open_conn(&s, &c[k], stall || orphan ? 1000 : TIMEOUT_MS))
+		if (open_conn(&s, &c[k], threadless ? 1000 : TIMEOUT_MS))
 			return 1;
 		if ((rc = xroce_connect(c[k].qp, host, port, 30000)))
 			return fail("connect", rc);
@@ -313,11 +304,11 @@ static int client(const char *ifname, const char *host, uint16_t port,
 		    sizeof(c[k].peer))
 			return fail("private data", -EPROTO);
 	}
-	if (stall)
+	if (mode == STALL)
 		return stall_client(&s, c);
-	if (orphan)
+	if (mode == PEER_DIES)
 		return orphan_client(c);
-	c[1].expect_failure = expect_failure;
+	c[1].expect_failure = mode == EXPECT_READ_FAILURE;
 	if (pthread_create(&t[0], NULL, writer, &c[0]) ||
 	    pthread_create(&t[1], NULL, reader, &c[1]))
 		return fail("pthread_create", -EAGAIN);
@@ -325,22 +316,37 @@ static int client(const char *ifname, const char *host, uint16_t port,
 	pthread_join(t[1], NULL);
 	if (c[0].rc || c[1].rc)
 		return 1;
-	printf("client: %u bytes written and, %s\n", HALF, expect_failure ?
+	printf("client: %u bytes written and, %s\n", HALF, mode == EXPECT_READ_FAILURE ?
 	       "as expected, READs refused for lack of an answer" :
 	       "at the same time, read back and checked");
 	return xroce_close_device(s.dev) ? 1 : 0;
 }
 
+/* The client's mode from its optional last argument; -1 if unknown. */
+static int client_mode(const char *arg)
+{
+	if (!arg)
+		return BOTH_AT_ONCE;
+	if (!strcmp(arg, "--expect-read-failure"))
+		return EXPECT_READ_FAILURE;
+	if (!strcmp(arg, "--stall"))
+		return STALL;
+	if (!strcmp(arg, "--peer-dies"))
+		return PEER_DIES;
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
+	int mode;
+
 	if (argc >= 5 && !strcmp(argv[1], "server"))
 		return server(argv[2], (uint16_t)atoi(argv[3]), argv[4],
 			      !(argc > 5 && !strcmp(argv[5], "--no-thread")));
-	if (argc >= 5 && !strcmp(argv[1], "client"))
+	if (argc >= 5 && !strcmp(argv[1], "client") &&
+	    (mode = client_mode(argc > 5 ? argv[5] : NULL)) >= 0)
 		return client(argv[2], argv[3], (uint16_t)atoi(argv[4]),
-			      argc > 5 && !strcmp(argv[5], "--expect-read-failure"),
-			      argc > 5 && !strcmp(argv[5], "--stall"),
-			      argc > 5 && !strcmp(argv[5], "--peer-dies"));
+			      (enum client_mode)mode);
 	fprintf(stderr, "usage: itest_thread server IF PORT DONEFILE [--no-thread]\n"
 		"       itest_thread client IF HOST PORT [--expect-read-failure | "
 		"--stall | --peer-dies]\n");
