@@ -1096,6 +1096,65 @@ static void test_pick_path(void **state)
 	assert_int_equal(xr_cc_pick_path(&H.cc, H.now), -ENETUNREACH);
 }
 
+/* The nudge: a path whose flight has gone unanswered for two of its RTTs
+ * gets the next packet although it has the most in flight (its ACK shows
+ * what was lost); one packet, then fewest-in-flight again until another
+ * two RTTs pass or an ACK restarts its clock. */
+static void test_pick_path_nudge(void **state)
+{
+	int i, k;
+
+	(void)state;
+	h_init(4, NULL);
+	H.cc.conn.cwnd = 200;
+	for (i = 0; i < 4; i++) {
+		H.cc.path[i].srtt_ns = 50 * US;
+		H.cc.path[i].ctl.cwnd = 30;
+	}
+	/* Path 0 takes 5 packets, the others 1 each. */
+	for (k = 0; k < 5; k++)
+		xr_cc_on_send(&H.cc, 0, H.now);
+	for (i = 1; i < 4; i++)
+		xr_cc_on_send(&H.cc, i, H.now);
+	/* Within two RTTs, fewest in flight first: never path 0. */
+	H.now += 100 * US;
+	i = xr_cc_pick_path(&H.cc, H.now);
+	assert_true(i > 0);
+	/* The others hear back (their packets leave flight and come again). */
+	H.now += 1 * US;
+	for (i = 1; i < 4; i++) {
+		H.cc.path[i].ctl.inflight = 0;
+		H.cc.path[i].heard_ns = H.now;
+		xr_cc_on_send(&H.cc, i, H.now);
+	}
+	H.cc.conn.inflight = 8;
+	/* Past two RTTs without a word: path 0 comes first, once. */
+	assert_int_equal(xr_cc_pick_path(&H.cc, H.now), 0);
+	xr_cc_on_send(&H.cc, 0, H.now);
+	i = xr_cc_pick_path(&H.cc, H.now);
+	assert_true(i > 0);
+	/* Another two RTTs of silence on path 0 (the others heard back
+	 * meanwhile): nudged again. */
+	H.now += 60 * US;
+	for (i = 1; i < 4; i++)
+		H.cc.path[i].heard_ns = H.now;
+	H.now += 45 * US;
+	assert_int_equal(xr_cc_pick_path(&H.cc, H.now), 0);
+	/* A path with nothing in flight is never "due"; nor one without an
+	 * RTT sample. */
+	H.cc.path[0].ctl.inflight = 0;
+	i = xr_cc_pick_path(&H.cc, H.now);
+	assert_int_equal(i, 0); /* fewest in flight now */
+	H.cc.path[0].ctl.inflight = 6;
+	H.cc.path[0].srtt_ns = 0;
+	assert_true(xr_cc_pick_path(&H.cc, H.now) > 0);
+	/* A state class still comes first: a congested path is not nudged
+	 * ahead of good ones with room. */
+	H.cc.path[0].srtt_ns = 50 * US;
+	H.cc.path[0].state = XR_CC_CONGESTED;
+	assert_true(xr_cc_pick_path(&H.cc, H.now) > 0);
+}
+
 /* The second path of a redundant copy: never the first one, in service
  * only, good before congested, then the least in flight; windows do not
  * matter (a full window still takes the copy). */
@@ -1205,6 +1264,7 @@ int main(void)
 		cmocka_unit_test(test_probe_return),
 		cmocka_unit_test(test_late_ack_restores),
 		cmocka_unit_test(test_pick_path),
+		cmocka_unit_test(test_pick_path_nudge),
 		cmocka_unit_test(test_pick_other_path),
 		cmocka_unit_test(test_counters_and_stale),
 	};

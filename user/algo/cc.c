@@ -978,6 +978,7 @@ static void on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
 		return;
 	p = &cc->path[path];
 	k = &p->ctl;
+	p->heard_ns = now;
 	dec_inflight(cc, p, r->acked_inflight + r->nlost);
 
 	ack_rtt(cc, p, r, tp, now);
@@ -1174,16 +1175,31 @@ uint64_t xr_cc_next_deadline(const struct xr_cc *cc)
 	return t;
 }
 
+/* Has path p had packets out, and no word of them, for two of its RTTs?
+ * Fewest-in-flight-first never picks such a path while the others have
+ * fewer out, and with a few packets per path, all of a path's flight (or
+ * their ACKs) is lost often enough (at 10% loss each way, 5 packets'
+ * worth: a few dozen times a second): nothing later on the path then
+ * shows the gap, and only the retransmission timer, tens of RTTs later,
+ * would find it.  The next packet on the path finds it in one RTT, for
+ * nothing, since it carries new data (a tail-loss probe that is not a
+ * copy). */
+static bool nudge_due(const struct xr_cc_path *p, uint64_t now)
+{
+	return p->ctl.inflight && p->srtt_ns &&
+	       now - p->heard_ns > 2 * p->srtt_ns;
+}
+
 int xr_cc_pick_path(struct xr_cc *cc, uint64_t now)
 {
-	bool svc = any_in_service(cc), any = false;
+	bool svc = any_in_service(cc), any = false, best_due = false;
 	int best = -1, best_cls = 4;
 	uint32_t k, best_in = 0;
 
-	(void)now;
 	for (k = 0; k < cc->npaths; k++) {
 		uint32_t i = (cc->rr + k) % cc->npaths;
 		const struct xr_cc_path *p = &cc->path[i];
+		bool due;
 		int cls;
 
 		if (p->state == XR_CC_GOOD)
@@ -1197,9 +1213,13 @@ int xr_cc_pick_path(struct xr_cc *cc, uint64_t now)
 		any = true;
 		if (p->ctl.inflight + 1 > p->ctl.cwnd)
 			continue; /* window full */
-		if (cls < best_cls || (cls == best_cls && p->ctl.inflight < best_in)) {
+		due = nudge_due(p, now);
+		if (cls < best_cls ||
+		    (cls == best_cls && (due > best_due ||
+					 (due == best_due && p->ctl.inflight < best_in)))) {
 			best = (int)i;
 			best_cls = cls;
+			best_due = due;
 			best_in = p->ctl.inflight;
 		}
 	}
@@ -1354,6 +1374,9 @@ void xr_cc_on_send(struct xr_cc *cc, int path, uint64_t now)
 	cc->pace_tokens = t < -(double)cc->cfg.burst_pkts ? -(double)cc->cfg.burst_pkts : t;
 	if (now > cc->pace_last_ns)
 		cc->pace_last_ns = now;
+	/* A flight starts, or a nudge went out: the path's clock restarts. */
+	if (!cc->path[path].ctl.inflight || nudge_due(&cc->path[path], now))
+		cc->path[path].heard_ns = now;
 	k = &cc->path[path].ctl;
 	if (++k->inflight > k->peak_inflight)
 		k->prev_peak = k->peak_inflight;

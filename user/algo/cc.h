@@ -133,6 +133,8 @@ struct xr_cc_path {
 	uint64_t probe_sent_ns;    /* outstanding probe, 0 = none */
 	uint64_t probe_next_ns;    /* when the next probe is due */
 	uint64_t last_signal_ns;   /* last mark, delay or congestion-loss signal */
+	uint64_t heard_ns;         /* last ACK, or the send that started its
+				    * flight, or its last nudge (xr_cc_pick_path) */
 	uint64_t srtt_ns, rttvar_ns, min_rtt_ns; /* copied from the txpath */
 	double loss_ewma;          /* fraction of resolved packets lost */
 	double lost_frac;          /* the same, congestion drops included */
@@ -225,7 +227,9 @@ uint64_t xr_cc_next_deadline(const struct xr_cc *cc);
 /* Path for the next packet (best state first, then fewest in flight,
  * within each path's window), by the windows only (ask xr_cc_next_send_ns
  * for pacing): >= 0, -EAGAIN if every usable path or the connection window
- * is full, -ENETUNREACH if no path is usable. */
+ * is full, -ENETUNREACH if no path is usable.  A path whose flight has gone
+ * unanswered for two of its RTTs comes first in its class: its next packet
+ * is the one whose ACK shows what was lost (the nudge, PROTOCOL.md 13.4). */
 int xr_cc_pick_path(struct xr_cc *cc, uint64_t now_ns);
 /* A second path for a redundant copy of a packet sent on path `not`: the
  * in-service path (good before congested) with the least in flight,
