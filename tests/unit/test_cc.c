@@ -45,6 +45,8 @@ static struct {
 	uint32_t mark_mask, mark_every, loss_mask, loss_pct, hint;
 	uint32_t cap;      /* a path delivers at most this many per round (0: any) */
 	uint64_t spike_ns; /* extra delay of the first ACK of a round */
+	uint64_t gap_late_ns; /* extra delay of the ACKs after a loss on a path
+			       * in a round (the first reports it) */
 	/* observations */
 	uint32_t nmarked[XR_MAX_PATHS];
 	uint32_t sent[XR_MAX_PATHS];  /* this round */
@@ -105,6 +107,7 @@ static uint32_t h_round(void)
 {
 	uint32_t n = 0, nev = 0, k, psn;
 	uint64_t start = H.now, dur = 0;
+	bool gap[XR_MAX_PATHS] = { false };
 	int i;
 
 	memset(H.sent, 0, sizeof(H.sent));
@@ -124,8 +127,10 @@ static uint32_t h_round(void)
 		ce = (H.mark_mask >> i & 1) && H.nmarked[i]++ % H.mark_every == 0;
 		/* The receiver, in send order per path (a path is ordered). */
 		xr_rxw_forward(&H.rx[i], xr_txpath_base(&H.tp[i]));
-		if (lost)
+		if (lost) {
+			gap[i] = true;
 			continue;
+		}
 		xr_rxw_accept(&H.rx[i], psn);
 		H.rx[i].rx_pkts++;
 		H.rx[i].ce_pkts += ce;
@@ -133,7 +138,8 @@ static uint32_t h_round(void)
 			struct ev *e = &H.evs[nev];
 
 			memset(e, 0, sizeof(*e));
-			e->t = start + H.rtt[i] + (nev == 0 ? H.spike_ns : 0);
+			e->t = start + H.rtt[i] + (nev == 0 ? H.spike_ns : 0) +
+			       (gap[i] ? H.gap_late_ns : 0);
 			e->seq = nev;
 			e->path = i;
 			e->v.cack = H.rx[i].cack;
@@ -558,6 +564,41 @@ static void test_random_loss_rare_low_queue(void **state)
 	       H.cc.lq.lost_hi, H.cc.lq.n_hi, (unsigned long long)H.cc.lq.cong,
 	       (unsigned long long)H.cc.conn.cuts_loss);
 	assert_true(H.lost_total > 1000);
+	assert_int_equal(H.cc.compete, 0);
+	assert_int_equal(H.cc.lq.cong, 0);
+	assert_int_equal(H.cc.conn.cuts_loss, 0);
+}
+
+/* On a busy host the ACK that reports a loss comes late more often than
+ * the others (measured on the pair fabric at 1% random loss: 0.5% of the
+ * packets lost whose own ACK saw a low queue, 1.3% of the rest).  Here the
+ * queue is low half the time and high the other half, losses are random,
+ * and the ACKs that report one (all that follow it in its round on its
+ * path) are 60 us late, above the mid RTT.  Judged
+ * by that ACK's RTT every loss would come with a high queue and the
+ * verdict would call it overflow; judged by the lower of it and the
+ * path's previous ACK (what the queue was as the packets went through),
+ * the loss rates of the two bands stay alike. */
+static void test_random_loss_late_reporting_ack(void **state)
+{
+	int phase, i;
+
+	(void)state;
+	h_init(4, NULL);
+	H.loss_mask = 0xf;
+	H.loss_pct = 1;
+	H.gap_late_ns = 60 * US;
+	for (phase = 0; phase < 200; phase++) {
+		for (i = 0; i < 4; i++)
+			H.rtt[i] = (phase & 1) ? 100 * US : 60 * US;
+		h_rounds(8);
+	}
+	printf("  1%% loss, reporting ACKs late: %llu lost, %.0f/%.0f low, "
+	       "%.0f/%.0f high, %llu taken as congestion, %llu loss cuts\n",
+	       (unsigned long long)H.lost_total, H.cc.lq.lost_lo, H.cc.lq.n_lo,
+	       H.cc.lq.lost_hi, H.cc.lq.n_hi, (unsigned long long)H.cc.lq.cong,
+	       (unsigned long long)H.cc.conn.cuts_loss);
+	assert_true(H.lost_total > 500);
 	assert_int_equal(H.cc.compete, 0);
 	assert_int_equal(H.cc.lq.cong, 0);
 	assert_int_equal(H.cc.conn.cuts_loss, 0);
@@ -1251,6 +1292,7 @@ int main(void)
 		cmocka_unit_test(test_random_loss_no_reaction),
 		cmocka_unit_test(test_loss_follows_queue),
 		cmocka_unit_test(test_random_loss_rare_low_queue),
+		cmocka_unit_test(test_random_loss_late_reporting_ack),
 		cmocka_unit_test(test_pinned_queue),
 		cmocka_unit_test(test_compete),
 		cmocka_unit_test(test_timeout_in_congestion),

@@ -136,6 +136,7 @@ struct xr_cc_path {
 	uint64_t heard_ns;         /* last ACK, or the send that started its
 				    * flight, or its last nudge (xr_cc_pick_path) */
 	uint64_t srtt_ns, rttvar_ns, min_rtt_ns; /* copied from the txpath */
+	uint64_t lq_rtt_ns;        /* RTT sample of the path's previous ACK */
 	double loss_ewma;          /* fraction of resolved packets lost */
 	double lost_frac;          /* the same, congestion drops included */
 	uint32_t loss_n;           /* packets behind loss_ewma since reset */
