@@ -748,8 +748,8 @@ XR_INLINE int xr_rx_answer_due(const struct xr_rx_pkt *pk,
 			       const struct xr_ack_info *ai)
 {
 	return (pk->flags & XR_DF_AR) || v->ack_now || v->pv == XR_RXW_OLD ||
-	       v->cv == XR_RXW_OLD || xr_ack_gap(ai) || v->ce || v->nak ||
-	       v->done;
+	       v->cv == XR_RXW_OLD || xr_ack_gap_edge(pk->psn, ai) || v->ce ||
+	       v->nak || v->done;
 }
 
 /* Reply: the ACK or NAK of the packet's path, sent back with XDP_TX. */

@@ -66,6 +66,27 @@ XR_INLINE int xr_ack_gap(const struct xr_ack_info *ai)
 	return (ai->sack[0] | ai->sack[1] | ai->sack[2] | ai->sack[3]) != 0;
 }
 
+/* Did packet psn open a gap: is it beyond cack while the PSN just before
+ * it has not arrived (ai: the path's state with psn recorded)?  Only
+ * those are answered for the gap's sake: the first ACK past a hole shows
+ * it to the sender (the gap rule, PROTOCOL.md 10.1), and answering every
+ * packet while the hole stays open (about an RTT) only repeated that, for
+ * half of all the ACKs at 10% loss. */
+XR_INLINE int xr_ack_gap_edge(__u32 psn, const struct xr_ack_info *ai)
+{
+	__s32 d = (__s32)(psn - ai->cack);
+	__u32 bit;
+
+	if (d <= 0)
+		return 0;       /* at or below cack: in order, or it filled one */
+	if (d == 1)
+		return 1;       /* PSN cack, just before it, is the hole */
+	bit = (__u32)d - 2; /* PSN psn - 1 = cack + 1 + bit */
+	if (bit >= XR_SACK_WORDS * 64)
+		return 1;
+	return !((ai->sack[(bit >> 6) & (XR_SACK_WORDS - 1)] >> (bit & 63)) & 1);
+}
+
 /* Rewrite the frame of DATA packet pk (v6: its IP version) into the ACK,
  * or with a reason the NAK, of its path: to the peer's connection with its
  * token (keyed: signed), echoing pk's path, PSN and timestamp.  0, or -1

@@ -568,7 +568,8 @@ static void m_data(struct model *m, const uint8_t *f, size_t n,
 	const uint8_t *pl;
 	uint64_t raddr, token, pos = 0;
 	uint8_t path, flags, opcode, nak = 0, aflags;
-	int why, d, ci, pv, cv = M_OLD, ce, done = 0, gap, i, dup;
+	int why, d, ci, pv, cv = M_OLD, ce, done = 0, gap, edge, i, dup;
+	int32_t gd;
 	struct m_rx *r;
 	struct m_path *mp;
 	uint64_t sack[XR_SACK_WORDS];
@@ -805,7 +806,11 @@ static void m_data(struct model *m, const uint8_t *f, size_t n,
 	}
 	m_sack_words(mp, sack);
 	gap = (sack[0] | sack[1] | sack[2] | sack[3]) != 0;
-	if (!((flags & XR_DF_AR) || pv == M_OLD || cv == M_OLD || gap || ce ||
+	/* Answered for the gap's sake: only a packet just past a hole. */
+	gd = m_diff(psn, mp->cack);
+	edge = gd == 1 ||
+	       (gd > 1 && (gd - 2 >= XR_SACK_BITS || !mp->seen[gd - 2]));
+	if (!((flags & XR_DF_AR) || pv == M_OLD || cv == M_OLD || edge || ce ||
 	      nak || done)) {
 		p->verdict = XDP_DROP;
 		p->path = "data: consumed";

@@ -1360,10 +1360,13 @@ bool xr_cc_ack_wanted(const struct xr_cc *cc, int path, uint32_t psn,
 	 * unasked for, so two in flight on the path, or more than npaths on
 	 * the connection, include one that asked; but a loss may take that
 	 * one, and small windows are where losses cost timeouts (a drop-tail
-	 * queue of a few packets).  So windows under XR_CC_AR_MIN_WIN packets
-	 * a path ask on every packet. */
+	 * queue of a few packets).  So a path window under XR_CC_AR_MIN_WIN
+	 * packets, or a connection window under half that per path, asks on
+	 * every packet.  (The whole of it per path made every packet ask at
+	 * 10% loss, where ~50 packets go over 8 paths; a path's silent tail
+	 * is found by the nudge, xr_cc_pick_path, as long as data follows.) */
 	if (cc->path[path].ctl.cwnd < XR_CC_AR_MIN_WIN ||
-	    xr_cc_conn_window(cc) < XR_CC_AR_MIN_WIN * cc->npaths)
+	    xr_cc_conn_window(cc) < XR_CC_AR_MIN_WIN * cc->npaths / 2)
 		return true;
 	/* Pacing serves the paths in turn (each pacing token is one
 	 * packet): a path's next turn comes about npaths packets later,
