@@ -13,6 +13,7 @@
 #include <bpf/bpf_endian.h>
 #include "contract/abi.h"
 #include "contract/inline.h"
+#include "contract/rxwin.h"
 #include "lib/reply.h"
 #include "lib/rx_pkt.h"
 #include "lib/mac.h"
@@ -82,9 +83,9 @@ XR_INLINE int xr_ack_gap_edge(__u32 psn, const struct xr_ack_info *ai)
 	if (d == 1)
 		return 1;       /* PSN cack, just before it, is the hole */
 	bit = (__u32)d - 2; /* PSN psn - 1 = cack + 1 + bit */
-	if (bit >= XR_SACK_WORDS * 64)
+	if (bit >= XR_SACK_BITS)
 		return 1;
-	return !((ai->sack[(bit >> 6) & (XR_SACK_WORDS - 1)] >> (bit & 63)) & 1);
+	return !xr_sack_test(ai->sack, bit);
 }
 
 /* Rewrite the frame of DATA packet pk (v6: its IP version) into the ACK,

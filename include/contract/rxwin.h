@@ -86,13 +86,20 @@ XR_INLINE void xr_sack_shift(__u64 *s, __u32 n)
 	s[3] = a3;
 }
 
-/* Word w (0..3) of a 256-bit bitmap. */
-XR_INLINE __u64 *xr_sack_word(__u64 *s, __u32 bit)
+/* Index (0..3) of the word of a 256-bit bitmap that holds bit.  The
+ * barrier keeps the mask, which the verifier needs as the bound. */
+XR_INLINE __u32 xr_sack_idx(__u32 bit)
 {
 	__u32 w = bit >> 6;
 
 	xr_barrier_var(w);
-	return &s[w & 3];
+	return w & 3;
+}
+
+/* Word of a 256-bit bitmap that holds bit. */
+XR_INLINE __u64 *xr_sack_word(__u64 *s, __u32 bit)
+{
+	return &s[xr_sack_idx(bit)];
 }
 
 /* Bits set from bit 0 of the 256-bit bitmap, consecutively. */
@@ -110,9 +117,9 @@ XR_INLINE __u32 xr_sack_ones(const __u64 *s)
 	return n;
 }
 
-XR_INLINE int xr_sack_test(__u64 *s, __u32 bit)
+XR_INLINE int xr_sack_test(const __u64 *s, __u32 bit)
 {
-	return (*xr_sack_word(s, bit) >> (bit & 63)) & 1;
+	return (s[xr_sack_idx(bit)] >> (bit & 63)) & 1;
 }
 
 /* PSN cack arrived: move cack past it and past every PSN after it that had

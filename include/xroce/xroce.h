@@ -623,7 +623,8 @@ struct xroce_qp_stats {
 	uint32_t npaths;
 	uint32_t rate_hint_mbps;        /* latest receiver hint, 0 = none */
 	uint64_t mem_bytes;             /* host memory this QP holds */
-	uint64_t dup_pkts;              /* redundant copies sent (not retransmissions) */
+	uint64_t dup_pkts;              /* redundant copies and tail-loss probes sent
+					 * (not retransmissions) */
 	uint64_t fenced_answers;        /* answers to the peer's READs stopped by the
 					 * deregistration of their region before
 					 * all their ACKs came: the rest is sent

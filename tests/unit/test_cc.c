@@ -888,6 +888,22 @@ static void test_ack_wanted(void **state)
 	H.cc.path[1].ctl.cwnd = 7;
 	assert_true(xr_cc_ack_wanted(&H.cc, 1, 4, false, false, H.now));
 	assert_false(xr_cc_ack_wanted(&H.cc, 0, 4, false, false, H.now));
+	/* So does a connection window under 4 per path; 4 to 8 no longer
+	 * does (the nudge finds a silent path's tail). */
+	H.cc.path[1].ctl.cwnd = 30;
+	H.cc.conn.cwnd = 7;
+	assert_true(xr_cc_conn_window(&H.cc) < 8);
+	assert_true(xr_cc_ack_wanted(&H.cc, 0, 4, false, false, H.now));
+	H.cc.conn.cwnd = 12;
+	assert_true(xr_cc_conn_window(&H.cc) >= 8 &&
+		    xr_cc_conn_window(&H.cc) < 16);
+	assert_false(xr_cc_ack_wanted(&H.cc, 0, 4, false, false, H.now));
+	/* A nudge asks: its answer is the point of it. */
+	H.cc.path[0].ctl.inflight = 3;
+	H.cc.path[0].heard_ns = H.now - 1 * MS;
+	assert_true(xr_cc_ack_wanted(&H.cc, 0, 4, false, false, H.now));
+	H.cc.path[0].heard_ns = H.now;
+	assert_false(xr_cc_ack_wanted(&H.cc, 0, 4, false, false, H.now));
 	/* A hint of 10 Mbit/s paces 1500-byte packets 1.2 ms apart: a path's
 	 * next turn is beyond the RTO floor. */
 	h_init(2, NULL);
@@ -1143,6 +1159,8 @@ static void test_pick_path(void **state)
  * two RTTs pass or an ACK restarts its clock. */
 static void test_pick_path_nudge(void **state)
 {
+	struct xr_ack_result r;
+	struct xr_ack_view v;
 	int i, k;
 
 	(void)state;
@@ -1181,11 +1199,22 @@ static void test_pick_path_nudge(void **state)
 		H.cc.path[i].heard_ns = H.now;
 	H.now += 45 * US;
 	assert_int_equal(xr_cc_pick_path(&H.cc, H.now), 0);
-	/* A path with nothing in flight is never "due"; nor one without an
-	 * RTT sample. */
-	H.cc.path[0].ctl.inflight = 0;
-	i = xr_cc_pick_path(&H.cc, H.now);
-	assert_int_equal(i, 0); /* fewest in flight now */
+	/* An ACK on path 0 is a word from it: fewest in flight again. */
+	memset(&v, 0, sizeof(v));
+	memset(&r, 0, sizeof(r));
+	xr_cc_on_ack(&H.cc, 0, &v, &r, &H.tp[0], H.now);
+	assert_true(xr_cc_pick_path(&H.cc, H.now) > 0);
+	/* A path with nothing in flight is never "due": with equal (empty)
+	 * flights the rotation decides, not an old silence. */
+	H.now += 200 * US;
+	for (i = 0; i < 4; i++)
+		H.cc.path[i].ctl.inflight = 0;
+	H.cc.path[1].heard_ns = H.now;
+	H.cc.rr = 1;
+	assert_int_equal(xr_cc_pick_path(&H.cc, H.now), 1);
+	/* Nor one without an RTT sample. */
+	for (i = 1; i < 4; i++)
+		H.cc.path[i].ctl.inflight = 1;
 	H.cc.path[0].ctl.inflight = 6;
 	H.cc.path[0].srtt_ns = 0;
 	assert_true(xr_cc_pick_path(&H.cc, H.now) > 0);
@@ -1194,6 +1223,49 @@ static void test_pick_path_nudge(void **state)
 	H.cc.path[0].srtt_ns = 50 * US;
 	H.cc.path[0].state = XR_CC_CONGESTED;
 	assert_true(xr_cc_pick_path(&H.cc, H.now) > 0);
+}
+
+/* The tail-loss probe: owed to a path in service silent for 3 srtt with
+ * packets out, once until its next ACK; never to a path with nothing out,
+ * without an RTT sample, or out of service. */
+static void test_tail_probe(void **state)
+{
+	struct xr_ack_result r;
+	struct xr_ack_view v;
+	uint32_t psn;
+	uint64_t t0;
+
+	(void)state;
+	h_init(2, NULL);
+	assert_int_equal(xr_cc_tail_probe_at(&H.cc, 0), UINT64_MAX);
+	H.cc.path[0].srtt_ns = 40 * US;
+	assert_int_equal(xr_cc_tail_probe_at(&H.cc, 0), UINT64_MAX); /* none out */
+	t0 = H.now;
+	assert_int_equal(xr_txpath_send(&H.tp[0], 0, 1500, H.now, &psn), 0);
+	xr_cc_on_send(&H.cc, 0, H.now);
+	assert_int_equal(xr_cc_tail_probe_at(&H.cc, 0), t0 + 120 * US);
+	assert_int_equal(xr_cc_tail_probe_at(&H.cc, 1), UINT64_MAX);
+	assert_int_equal(xr_cc_tail_probe_at(&H.cc, 7), UINT64_MAX);
+	/* Sent (or tried): no second one until an ACK. */
+	xr_cc_tail_probe_sent(&H.cc, 0);
+	assert_int_equal(xr_cc_tail_probe_at(&H.cc, 0), UINT64_MAX);
+	/* An ACK of something restarts the clock and owes a probe again once
+	 * packets are out and silent. */
+	assert_int_equal(xr_txpath_send(&H.tp[0], 1, 1500, H.now + 5 * US, &psn), 0);
+	xr_cc_on_send(&H.cc, 0, H.now + 5 * US);
+	memset(&v, 0, sizeof(v));
+	v.cack = psn; /* the first arrived, the second is out */
+	v.ack_psn = psn - 1;
+	v.ts_echo = (uint32_t)t0;
+	v.rx_ns = H.now + 50 * US;
+	xr_txpath_on_ack(&H.tp[0], &v, v.rx_ns, &r);
+	xr_cc_on_ack(&H.cc, 0, &v, &r, &H.tp[0], v.rx_ns);
+	assert_int_equal(H.cc.path[0].ctl.inflight, 1);
+	assert_int_equal(xr_cc_tail_probe_at(&H.cc, 0),
+			 v.rx_ns + 3 * H.cc.path[0].srtt_ns);
+	/* Out of service: none. */
+	H.cc.path[0].state = XR_CC_DOWN;
+	assert_int_equal(xr_cc_tail_probe_at(&H.cc, 0), UINT64_MAX);
 }
 
 /* The second path of a redundant copy: never the first one, in service
@@ -1307,6 +1379,7 @@ int main(void)
 		cmocka_unit_test(test_late_ack_restores),
 		cmocka_unit_test(test_pick_path),
 		cmocka_unit_test(test_pick_path_nudge),
+		cmocka_unit_test(test_tail_probe),
 		cmocka_unit_test(test_pick_other_path),
 		cmocka_unit_test(test_counters_and_stale),
 	};

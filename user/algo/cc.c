@@ -545,14 +545,13 @@ static void probe_success(struct xr_cc *cc, struct xr_cc_path *p, uint64_t now)
  * so overflow losses come with the highest RTTs; random loss (a bad link,
  * a lossy fabric) does not care how full the queue is.  Each ACK's packets
  * (resolved in flight + lost) are counted by the lower of its RTT sample
- * and the path's previous one: at or above the mid RTT, or below it.  The
- * previous one too, because the ACK that reports a loss is itself late
- * more often than the others on a busy host (at 1% random loss on the
- * pair fabric: 0.5% of the packets lost whose own ACK saw a low queue,
- * 1.3% of the rest, and the verdict called overflow in half the runs; by
- * the previous ACK, 2.1% and 1.2%), while a queue that overflows was
- * already high for the ACK before (test_random_loss_late_reporting_ack).  Losses are congestion only while the loss
- * rate with the queue high clearly exceeds the rate with it low:
+ * and the path's previous one (if at most 4 of its srtt old): at or above
+ * the mid RTT, or below it.  The previous one too, because the ACK that
+ * reports a loss is itself late more often than the others on a busy host
+ * (docs/PERFORMANCE.md, "Silent paths, fewer ACKs"), while a queue that
+ * overflows was already high for the ACK before
+ * (test_random_loss_late_reporting_ack).  Losses are congestion only while
+ * the loss rate with the queue high clearly exceeds the rate with it low:
  * lost_hi > 2 E + 4, E = n_hi * L / (n_lo + 1), L = lost_lo + 1 +
  * 2 sqrt(lost_lo + 1) (the high band's losses at the low band's rate, with
  * the low band's few losses taken at an upper bound: where the low band is
@@ -605,19 +604,24 @@ static double pow_n(double b, uint32_t n)
 
 /* Count an ACK's packets; true if its losses are congestion. */
 static bool lossq_update(struct xr_cc *cc, struct xr_cc_path *p,
-			 const struct xr_ack_result *r)
+			 const struct xr_ack_result *r, uint64_t now)
 {
 	struct xr_cc_lossq *q = &cc->lq;
 	uint32_t n = r->acked_inflight + r->nlost;
-	uint64_t rtt = p->lq_rtt_ns && p->lq_rtt_ns < r->rtt_ns ? p->lq_rtt_ns : r->rtt_ns;
+	uint64_t rtt = r->rtt_ns;
 	double keep;
 	bool hi;
 	int v;
 
 	if (!n)
 		return false;
-	if (r->rtt_ns)
+	if (p->lq_rtt_ns && p->lq_rtt_ns < rtt &&
+	    now - p->lq_rtt_at_ns <= 4 * p->srtt_ns)
+		rtt = p->lq_rtt_ns;
+	if (r->rtt_ns) {
 		p->lq_rtt_ns = r->rtt_ns;
+		p->lq_rtt_at_ns = now;
+	}
 	keep = pow_n(1 - LOSSQ_FRAC_G, n);
 	q->frac = q->frac * keep + (1 - keep) * ((double)r->nlost / n);
 	keep = pow_n(1 - cc->cfg.loss_ewma_g, n);
@@ -988,10 +992,11 @@ static void on_ack(struct xr_cc *cc, int path, const struct xr_ack_view *a,
 	p = &cc->path[path];
 	k = &p->ctl;
 	p->heard_ns = now;
+	p->tail_probed = 0;
 	dec_inflight(cc, p, r->acked_inflight + r->nlost);
 
 	ack_rtt(cc, p, r, tp, now);
-	closs = lossq_update(cc, p, r);
+	closs = lossq_update(cc, p, r, now);
 	marked = ack_ecn(cc, p, a, r);
 
 	/* Rate hint: the latest, from ACKs that are not stale. */
@@ -1187,16 +1192,34 @@ uint64_t xr_cc_next_deadline(const struct xr_cc *cc)
 /* Has path p had packets out, and no word of them, for two of its RTTs?
  * Fewest-in-flight-first never picks such a path while the others have
  * fewer out, and with a few packets per path, all of a path's flight (or
- * their ACKs) is lost often enough (at 10% loss each way, 5 packets'
+ * their ACKs) is lost often enough (at 10% loss each way, ~6 packets'
  * worth: a few dozen times a second): nothing later on the path then
  * shows the gap, and only the retransmission timer, tens of RTTs later,
- * would find it.  The next packet on the path finds it in one RTT, for
- * nothing, since it carries new data (a tail-loss probe that is not a
- * copy). */
+ * would find it.  The next packet on the path (it asks for an ACK,
+ * xr_cc_ack_wanted) finds it in one RTT, for nothing, since it had to go
+ * somewhere anyway (new data or a retransmission). */
 static bool nudge_due(const struct xr_cc_path *p, uint64_t now)
 {
-	return p->ctl.inflight && p->srtt_ns &&
+	return p->ctl.inflight && p->srtt_ns && now > p->heard_ns &&
 	       now - p->heard_ns > 2 * p->srtt_ns;
+}
+
+uint64_t xr_cc_tail_probe_at(const struct xr_cc *cc, int path)
+{
+	const struct xr_cc_path *p;
+
+	if (!valid_path(cc, path))
+		return UINT64_MAX;
+	p = &cc->path[path];
+	if (!p->ctl.inflight || !p->srtt_ns || p->tail_probed || !in_service(p))
+		return UINT64_MAX;
+	return p->heard_ns + 3 * p->srtt_ns;
+}
+
+void xr_cc_tail_probe_sent(struct xr_cc *cc, int path)
+{
+	if (valid_path(cc, path))
+		cc->path[path].tail_probed = 1;
 }
 
 int xr_cc_pick_path(struct xr_cc *cc, uint64_t now)
@@ -1341,8 +1364,10 @@ bool xr_cc_ack_wanted(const struct xr_cc *cc, int path, uint32_t psn,
 	uint32_t i;
 	double r;
 
-	/* Every other PSN, as TCP's delayed ACK; a retransmission at once. */
-	if ((psn & 1) || retx || tail || !valid_path(cc, path))
+	/* Every other PSN, as TCP's delayed ACK; a retransmission at once;
+	 * a nudge (its answer is the point of it). */
+	if ((psn & 1) || retx || tail || !valid_path(cc, path) ||
+	    nudge_due(&cc->path[path], now))
 		return true;
 	/* Congestion or loss, recent or beside a competitor, reorders and
 	 * shrinks the paths: one that turns congested is picked only when

@@ -134,9 +134,12 @@ struct xr_cc_path {
 	uint64_t probe_next_ns;    /* when the next probe is due */
 	uint64_t last_signal_ns;   /* last mark, delay or congestion-loss signal */
 	uint64_t heard_ns;         /* last ACK, or the send that started its
-				    * flight, or its last nudge (xr_cc_pick_path) */
+				    * flight, or its last nudge (xr_cc_on_send) */
+	uint32_t tail_probed;      /* a tail-loss probe went since its last ACK */
+	uint32_t rsvd2;
 	uint64_t srtt_ns, rttvar_ns, min_rtt_ns; /* copied from the txpath */
 	uint64_t lq_rtt_ns;        /* RTT sample of the path's previous ACK */
+	uint64_t lq_rtt_at_ns;     /* ... and when it came */
 	double loss_ewma;          /* fraction of resolved packets lost */
 	double lost_frac;          /* the same, congestion drops included */
 	uint32_t loss_n;           /* packets behind loss_ewma since reset */
@@ -219,6 +222,15 @@ uint64_t xr_cc_probe_due(const struct xr_cc *cc, int path); /* UINT64_MAX: none 
 uint32_t xr_cc_probe_sent(struct xr_cc *cc, int path, uint64_t now_ns);
 void xr_cc_on_probe_reply(struct xr_cc *cc, int path, uint32_t seq,
 			  uint32_t rate_hint, uint64_t now_ns);
+
+/* Tail-loss probes (PROTOCOL.md 10.4a): a path in service that has had
+ * packets out and heard nothing of them for 3 srtt (its nudge did not come:
+ * nothing left to send, or no window) is owed one probe, a copy of its
+ * newest packet still unacknowledged, until its next ACK.  _at: when
+ * (UINT64_MAX: none owed); _sent: the probe went (or could not go: one
+ * try per silence, the retransmission timer still stands behind it). */
+uint64_t xr_cc_tail_probe_at(const struct xr_cc *cc, int path);
+void xr_cc_tail_probe_sent(struct xr_cc *cc, int path);
 
 /* Probe timeouts and state expiry; call at xr_cc_next_deadline(). */
 void xr_cc_on_timer(struct xr_cc *cc, uint64_t now_ns);

@@ -206,6 +206,12 @@ struct xr_ack_result {
 int xr_txpath_init(struct xr_txpath *p, uint32_t init_psn,
 		   const struct xr_txpath_cfg *cfg);
 
+/* The CSN that PSN psn carried (psn in [base, next): in flight). */
+static inline uint32_t xr_txpath_csn_of(const struct xr_txpath *p, uint32_t psn)
+{
+	return p->ring[psn % XR_TXPATH_WIN].csn;
+}
+
 static inline uint32_t xr_txpath_inflight(const struct xr_txpath *p)
 {
 	return p->next_psn - p->base_psn;

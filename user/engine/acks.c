@@ -339,6 +339,15 @@ uint64_t xr_qp_timers(struct xroce_qp *qp)
 		if (dl < next)
 			next = dl;
 	}
+	for (i = 0; i < qp->npaths; i++) {
+		dl = xr_cc_tail_probe_at(&qp->cc, (int)i);
+		if (dl <= now) {
+			xr_qp_send_tail_probe(qp, (int)i, now);
+			dl = xr_cc_tail_probe_at(&qp->cc, (int)i);
+		}
+		if (dl < next)
+			next = dl;
+	}
 	dl = rnr_retries(qp, now);
 	if (dl < next)
 		next = dl;

@@ -484,6 +484,29 @@ int xr_qp_transmit(struct xroce_qp *qp)
 	return n;
 }
 
+int xr_qp_send_tail_probe(struct xroce_qp *qp, int pi, uint64_t now)
+{
+	const struct xr_txpath *tp = &qp->path[pi].tp;
+	struct xr_plane *pl = &qp->dev->plane[qp->path[pi].plane];
+	uint32_t psn;
+
+	xr_cc_tail_probe_sent(&qp->cc, pi);
+	if (xr_keys_blocked(qp) || xr_plane_tx_room(pl) < slots_per_pkt(qp, pl))
+		return -ENOSPC;
+	/* Its ACK covers every PSN of the path before it: those lost show
+	 * as a gap; if it was the newest one that was lost, the copy brings
+	 * its content, and the gap rule's retransmission of it is skipped
+	 * (acknowledged first, acks.c). */
+	for (psn = tp->next_psn; psn != tp->base_psn;) {
+		uint32_t csn = xr_txpath_csn_of(tp, --psn);
+
+		if (xr_csn_in_flight(qp, csn) &&
+		    xr_pk_at(qp, csn)->state == XR_PK_INFLIGHT)
+			return send_packet(qp, pi, csn, xr_pk_at(qp, csn), now, true);
+	}
+	return 0;
+}
+
 int xr_qp_send_probe(struct xroce_qp *qp, int pi, uint64_t now)
 {
 	struct xr_qpath *p = &qp->path[pi];
