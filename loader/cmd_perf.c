@@ -67,6 +67,9 @@ static void usage(FILE *f)
 "                      (the QP's max_inflight; default: the library's, 128)\n"
 "      --once          server: exit after its clients are gone\n"
 "      --interval-ms N bw: also print goodput every N ms (acknowledged bytes)\n"
+"      --warmup-ms N   lat: round trips for N ms before each size's timed ones,\n"
+"                      not counted (default 1000; 0 = none; none with\n"
+"                      --breakdown)\n"
 "      --wait          lat: sleep on the CQ for each echo (both ends) instead\n"
 "                      of busy-polling\n"
 "      --breakdown     lat: trace both ends and print where the time of a\n"
@@ -153,6 +156,10 @@ static int parse_run_opt(int c, const char *arg, struct pf_opts *o,
 		if (xr_parse_u32(arg, 1, 60000, &o->interval_ms))
 			return xr_usage_err("perf", "bad interval '%s'", arg);
 		return XR_CONTINUE;
+	case 'X':
+		if (xr_parse_u32(arg, 0, 60000, &o->warmup_ms))
+			return xr_usage_err("perf", "bad warm-up '%s'", arg);
+		return XR_CONTINUE;
 	}
 	return XR_NOT_MINE;
 }
@@ -190,6 +197,7 @@ static int parse(int argc, char **argv, struct pf_opts *o)
 		{ "max-inflight", required_argument, NULL, 'M' },
 		{ "once", no_argument, NULL, 'O' },
 		{ "interval-ms", required_argument, NULL, 'I' },
+		{ "warmup-ms", required_argument, NULL, 'X' },
 		{ "tx-engine", required_argument, NULL, 'E' },
 		{ "no-redundant", no_argument, NULL, 'R' },
 		{ "wait", no_argument, NULL, 'W' },
@@ -227,7 +235,7 @@ static int parse(int argc, char **argv, struct pf_opts *o)
 int cmd_perf(int argc, char **argv)
 {
 	struct pf_opts o = { .ep.port = 4796, .conns = 1, .depth = 32, .iters = 10000,
-			     .secs = 5, .mode = PF_BW };
+			     .secs = 5, .mode = PF_BW, .warmup_ms = 1000 };
 	const char *role;
 	int rc, k;
 

@@ -71,6 +71,7 @@ struct pf_opts {
 	int nsizes;
 	double secs;
 	uint32_t interval_ms;  /* bw: goodput per interval, 0 = off */
+	uint32_t warmup_ms;    /* lat: untimed round trips first, per size */
 	int mode, once, no_redundant, wait;
 	int breakdown;          /* lat: per-stage breakdown (perf_breakdown.c) */
 	enum xroce_tx_engine engine;

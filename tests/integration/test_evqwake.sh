@@ -41,7 +41,7 @@ lat_run() {
 		>"$TMP/server.out" 2>&1 &
 	spid=$!
 	sleep 0.3
-	nsx "$A" "$XROCE" perf client -i eth0 "$BIP" --mode lat -s 64 -n "$N" --json "$@" |
+	nsx "$A" "$XROCE" perf client -i eth0 "$BIP" --mode lat -s 64 -n "$N" --warmup-ms 0 --json "$@" |
 		tail -1 >"$out"
 	wait "$spid" || true
 }

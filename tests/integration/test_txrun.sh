@@ -53,7 +53,7 @@ pass "perf client, default engine: test_run on veth, bulk packets built by XDP (
 
 # A ping-pong sends one frame at a time: those kicks go by the plane's
 # packet socket, which costs less per frame than a test run.
-engine_run lat --mode lat -s 64 -n 2000 || fail "single frames were not sent by the packet socket"
+engine_run lat --mode lat -s 64 -n 2000 --warmup-ms 0 || fail "single frames were not sent by the packet socket"
 pass "perf client --mode lat, default engine: single frames sent by the packet socket, not test runs"
 # The ring map of A's own program: other programs on the host have theirs.
 left=$(xr_xdp_state "$A" | xr_json 'j["entries"].get("xr_txq", "missing")')
