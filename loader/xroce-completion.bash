@@ -19,7 +19,7 @@ _xroce_opts() {
 	stats) echo "-i --interval -n --count -j --json -h --help" ;;
 	send) echo "$common -n --bytes -f --file -w --wr --seed --pause-at --pause-ms" ;;
 	recv) echo "$common -b --buf -o --output --idle --accept-timeout" ;;
-	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --max-inflight --once --interval-ms --wait --breakdown --no-redundant --key --from --tx-engine -j --json -v --verbose -h --help" ;;
+	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --max-inflight --once --interval-ms --warmup-ms --wait --breakdown --no-redundant --key --from --tx-engine -j --json -v --verbose -h --help" ;;
 	run) echo "-D --devices -m --mem-size -P --paths -k --key -v --verbose -L --print-libdir -h --help" ;;
 	esac
 }
@@ -31,7 +31,7 @@ _xroce_valued() {
 	stats) echo "-i --interval -n --count" ;;
 	send) echo "$common -n --bytes -f --file -w --wr --seed --pause-at --pause-ms" ;;
 	recv) echo "$common -b --buf -o --output --idle --accept-timeout" ;;
-	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --max-inflight --interval-ms --key --from --tx-engine" ;;
+	perf) echo "-i --iface -p --port -m --mode -s --size -d --duration -q --depth -n --iters -c --conns -P --paths --mtu --max-inflight --interval-ms --warmup-ms --key --from --tx-engine" ;;
 	run) echo "-D --devices -m --mem-size -P --paths -k --key" ;;
 	esac
 }
