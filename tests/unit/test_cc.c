@@ -533,6 +533,22 @@ static void loss_vs_queue(bool follow)
 	}
 }
 
+/* After a run with random loss only: print the verdict's bands, and
+ * check that at least min_lost packets were lost and none of it was taken
+ * for congestion (no compete mode, no loss cut). */
+static void assert_loss_random(const char *what, uint64_t min_lost)
+{
+	printf("  %s: %llu lost, %.0f/%.0f low, %.0f/%.0f high, %llu taken as "
+	       "congestion, %llu loss cuts\n", what,
+	       (unsigned long long)H.lost_total, H.cc.lq.lost_lo, H.cc.lq.n_lo,
+	       H.cc.lq.lost_hi, H.cc.lq.n_hi, (unsigned long long)H.cc.lq.cong,
+	       (unsigned long long)H.cc.conn.cuts_loss);
+	assert_true(H.lost_total > min_lost);
+	assert_int_equal(H.cc.compete, 0);
+	assert_int_equal(H.cc.lq.cong, 0);
+	assert_int_equal(H.cc.conn.cuts_loss, 0);
+}
+
 /* Random loss where the queue is almost never low: a path whose RTT sits
  * at its mid nearly all the time and dips below it one round in 32 (a
  * queue that is a busy CPU, not a link: the real 1% loss sweep on veth).
@@ -558,15 +574,7 @@ static void test_random_loss_rare_low_queue(void **state)
 			H.rtt[i] = 60 * US;
 		h_rounds(1);
 	}
-	printf("  1%% loss, low queue 1 round in 32: %llu lost, %.0f/%.0f low, "
-	       "%.0f/%.0f high, %llu taken as congestion, %llu loss cuts\n",
-	       (unsigned long long)H.lost_total, H.cc.lq.lost_lo, H.cc.lq.n_lo,
-	       H.cc.lq.lost_hi, H.cc.lq.n_hi, (unsigned long long)H.cc.lq.cong,
-	       (unsigned long long)H.cc.conn.cuts_loss);
-	assert_true(H.lost_total > 1000);
-	assert_int_equal(H.cc.compete, 0);
-	assert_int_equal(H.cc.lq.cong, 0);
-	assert_int_equal(H.cc.conn.cuts_loss, 0);
+	assert_loss_random("1% loss, low queue 1 round in 32", 1000);
 }
 
 /* On a busy host the ACK that reports a loss comes late more often than
@@ -593,15 +601,7 @@ static void test_random_loss_late_reporting_ack(void **state)
 			H.rtt[i] = (phase & 1) ? 100 * US : 60 * US;
 		h_rounds(8);
 	}
-	printf("  1%% loss, reporting ACKs late: %llu lost, %.0f/%.0f low, "
-	       "%.0f/%.0f high, %llu taken as congestion, %llu loss cuts\n",
-	       (unsigned long long)H.lost_total, H.cc.lq.lost_lo, H.cc.lq.n_lo,
-	       H.cc.lq.lost_hi, H.cc.lq.n_hi, (unsigned long long)H.cc.lq.cong,
-	       (unsigned long long)H.cc.conn.cuts_loss);
-	assert_true(H.lost_total > 500);
-	assert_int_equal(H.cc.compete, 0);
-	assert_int_equal(H.cc.lq.cong, 0);
-	assert_int_equal(H.cc.conn.cuts_loss, 0);
+	assert_loss_random("1% loss, reporting ACKs late", 500);
 }
 
 static void test_loss_follows_queue(void **state)

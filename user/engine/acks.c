@@ -297,6 +297,22 @@ static uint64_t rnr_retries(struct xroce_qp *qp, uint64_t now)
 	return next;
 }
 
+/* Path pi's probes that are due: the probe of a path out of service
+ * (PROBE, answered by XDP) and the tail-loss probe of a silent one (a
+ * copy of its newest packet).  Returns when the next one is due. */
+static uint64_t path_probes(struct xroce_qp *qp, int pi, uint64_t now)
+{
+	uint64_t a, b;
+
+	if (xr_cc_probe_due(&qp->cc, pi) <= now)
+		xr_qp_send_probe(qp, pi, now);
+	if (xr_cc_tail_probe_at(&qp->cc, pi) <= now)
+		xr_qp_send_tail_probe(qp, pi, now);
+	a = xr_cc_probe_due(&qp->cc, pi);
+	b = xr_cc_tail_probe_at(&qp->cc, pi);
+	return a < b ? a : b;
+}
+
 uint64_t xr_qp_timers(struct xroce_qp *qp)
 {
 	struct xr_ack_result *res = &qp->dev->res;
@@ -331,20 +347,7 @@ uint64_t xr_qp_timers(struct xroce_qp *qp)
 		next = dl;
 	handle_cc_events(qp);
 	for (i = 0; i < qp->npaths; i++) {
-		dl = xr_cc_probe_due(&qp->cc, (int)i);
-		if (dl <= now) {
-			xr_qp_send_probe(qp, (int)i, now);
-			dl = xr_cc_probe_due(&qp->cc, (int)i);
-		}
-		if (dl < next)
-			next = dl;
-	}
-	for (i = 0; i < qp->npaths; i++) {
-		dl = xr_cc_tail_probe_at(&qp->cc, (int)i);
-		if (dl <= now) {
-			xr_qp_send_tail_probe(qp, (int)i, now);
-			dl = xr_cc_tail_probe_at(&qp->cc, (int)i);
-		}
+		dl = path_probes(qp, (int)i, now);
 		if (dl < next)
 			next = dl;
 	}
