@@ -13,7 +13,10 @@
 # Both: Open MPI's traffic on the management network only; ranks yield
 # the CPU while they wait (mpi_yield_when_idle: the emulated hosts share
 # two CPUs, and a rank spinning in its progress loop would take the time
-# the peer it waits for needs); run as root (OMPI_ALLOW_RUN_AS_ROOT).
+# the peer it waits for needs) and are not bound to a core (each host's
+# daemon thinks it has the machine to itself and binds its rank to core 0:
+# every rank of the job then shared one of the two CPUs, and the other
+# idled); run as root (OMPI_ALLOW_RUN_AS_ROOT).
 # XR_MPI_EXTRA (words) is added to mpirun's options.
 
 XR_MPI_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -27,7 +30,7 @@ xr_mpirun() {
 	opts=(--hostfile "$CL_HOSTFILE" -np "$np" --map-by node
 	      --mca plm rsh --mca plm_rsh_agent "$XR_MPI_ROOT/tests/mpi/nsagent.sh"
 	      --mca oob_tcp_if_include "$CL_MGMT_NET"
-	      --mca mpi_yield_when_idle 1 -x XR_MPI_HOSTMAP)
+	      --mca mpi_yield_when_idle 1 --bind-to none -x XR_MPI_HOSTMAP)
 	case $transport in
 	xroce)
 		# ofi_rxm's own protocol limits: messages above 128 KiB go
