@@ -6,8 +6,8 @@
  * ends in a NAK reason or in the payload's byte position in the domain's
  * memory map, inside that map.  No arithmetic can overflow: offsets from
  * the maps are capped at 2^48 before they are added.  The including
- * program defines the xr_domains, xr_mrs, xr_rq and xr_reads maps before
- * this.
+ * program defines the xr_domains, xr_mrs, xr_rq, xr_reads and xr_evb maps
+ * before this.
  */
 #ifndef XR_LIB_ACCESS_H
 #define XR_LIB_ACCESS_H
@@ -73,9 +73,16 @@ XR_INLINE __u8 xr_check_send(const struct xr_conn *c, __u32 conn_id,
 {
 	struct xr_rq_key k = { .conn = conn_id, .stream = stream,
 			       .slot = (__u16)(msn % XR_RQ_SLOTS) };
-	struct xr_rq_ent *r = bpf_map_lookup_elem(&xr_rq, &k);
+	struct xr_evb *b = bpf_map_lookup_elem(&xr_evb, &conn_id);
+	struct xr_rq_ent *r;
 	__u32 state;
 
+	/* A receive the library has completed, its entry not yet deleted
+	 * (abi.h, xr_evb.rq_done): as good as gone. */
+	if (b && b->rq_on && b->rq_stream == stream &&
+	    (__s32)(msn - b->rq_done) < 0)
+		return XR_NAK_RNR;
+	r = bpf_map_lookup_elem(&xr_rq, &k);
 	if (!r)
 		return XR_NAK_RNR;
 	/* Claim it first (abi.h, xr_rq): OPEN becomes TAKEN, and one the

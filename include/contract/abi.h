@@ -317,6 +317,17 @@ struct xr_evb {
 	 * the other (docs/PROTOCOL.md 15). */
 	__u32 quiet;
 	__u32 rsvd;
+	/* Written by the library: the receives of stream rq_stream numbered
+	 * below rq_done (serial arithmetic) are complete, while rq_on is 1.
+	 * XDP refuses a SEND into one of them ("receiver not ready", as a
+	 * receive that is not there), so the library need not delete a
+	 * completed receive's xr_rq entry before it hands the buffer back:
+	 * it retires them in batches (docs/PROTOCOL.md 11).  The library
+	 * writes rq_stream and rq_done before it sets rq_on; 0 (an entry
+	 * nobody set) checks nothing. */
+	__u32 rq_done;
+	__u16 rq_stream;
+	__u16 rq_on;
 };
 
 /* ---- xr_msgs: ARRAY[max_conns * XR_MSG_SLOTS] of __u64 ---------------- */
@@ -616,7 +627,7 @@ _Static_assert(__builtin_offsetof(struct xr_evt_recv, read_id) == 24, "evt recv 
 _Static_assert(sizeof(struct xr_evt) == 88, "evt size");
 _Static_assert(sizeof(struct xr_conn) == 240, "conn size");
 _Static_assert(sizeof(struct xr_key_peer) == 40, "peer key slot size");
-_Static_assert(sizeof(struct xr_evb) == 16, "evb size");
+_Static_assert(sizeof(struct xr_evb) == 24, "evb size");
 _Static_assert(sizeof(struct xr_mr) == 40, "mr size");
 _Static_assert(sizeof(struct xr_telem_path) == 88, "telem path size");
 _Static_assert(sizeof(struct xr_telem_hdr) == 64, "telem header size");

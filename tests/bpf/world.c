@@ -124,6 +124,7 @@ int xw_load(struct xw *w, const char *obj_path, int log)
 	w->reads = map_fd(w->obj, XR_MAP_READS);
 	w->txq = map_fd(w->obj, XR_MAP_TXQ);
 	w->ifs = map_fd(w->obj, XR_MAP_IFS);
+	w->evb = map_fd(w->obj, XR_MAP_EVB);
 	if (w->cfg < 0 || w->domains < 0 || w->mem < 0 || w->evq < 0 ||
 	    w->mrs < 0 || w->conns < 0 || w->rx < 0 || w->msgs < 0 ||
 	    w->stats < 0 || w->rq < 0 || w->reads < 0 || w->txq < 0)

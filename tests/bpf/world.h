@@ -34,6 +34,7 @@ struct xw {
 	/* map fds, by the names of include/contract/ */
 	int cfg, domains, mem, evq, mrs, conns, rx, msgs, stats, rq, reads, txq;
 	int ifs;                  /* -1: a build without xr_ifs */
+	int evb;                  /* xr_evb */
 	unsigned long verified;   /* "processed N insns" (xw_load with a log) */
 	double load_s;            /* how long loading took */
 };

@@ -391,6 +391,21 @@ static void run_step(struct env *e, const struct step *st, int idx)
 		rq_step(e, st);
 		return;
 	}
+	if (st->kind == K_RQDONE) {
+		uint32_t conn = CONN;
+		struct xr_evb b = { 0 };
+
+		if (e->w->evb < 0 || bpf_map_lookup_elem(e->w->evb, &conn, &b)) {
+			ERR(e, "cannot read xr_evb: %s", strerror(errno));
+			return;
+		}
+		b.rq_done = mrs[st->rk].key + st->roff;
+		b.rq_stream = RQ_STREAM;
+		b.rq_on = 1;
+		if (bpf_map_update_elem(e->w->evb, &conn, &b, BPF_ANY))
+			ERR(e, "cannot set xr_evb: %s", strerror(errno));
+		return;
+	}
 	if (st->kind == K_FILL) {
 		static const struct step filler = { "filler", .kind = K_ACK,
 						    .a = { .cack = 1 } };

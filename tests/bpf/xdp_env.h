@@ -276,8 +276,14 @@ static void env_down(struct env *e)
 		bpf_map_delete_elem(e->w->mrs, &mrs[i].key);
 	}
 	xr_rqrecall_close(e->rqr);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
+		struct xr_evb b = { 0 };
+
 		bpf_map_delete_elem(e->w->conns, &conns[i]);
+		/* K_RQDONE's guard, and the records counted */
+		if (e->w->evb >= 0)
+			bpf_map_update_elem(e->w->evb, &conns[i], &b, BPF_ANY);
+	}
 	free(e);
 }
 

@@ -142,6 +142,7 @@ static void reset_unmapped(struct xroce_device *dev, uint32_t conn_id)
 		return;
 	b.consumed = b.produced;
 	b.quiet = 0;
+	b.rq_on = 0;
 	bpf_map_update_elem(dev->maps.evb, &conn_id, &b, BPF_ANY);
 }
 
@@ -160,6 +161,9 @@ void xr_domain_conn_reset(struct xroce_device *dev, uint32_t conn_id)
 	 * XDP compares signed, so consuming them later blocks nothing. */
 	__atomic_store_n(&b->consumed, __atomic_load_n(&b->produced, __ATOMIC_RELAXED),
 			 __ATOMIC_RELAXED);
+	/* A predecessor's retired receives (rqretire.c) are not ours: its
+	 * guard would refuse this connection's first receives. */
+	__atomic_store_n(&b->rq_on, 0, __ATOMIC_RELEASE);
 }
 
 /* Keys of a map whose entries a predicate picks, collected before any is

@@ -16,6 +16,7 @@
  *   domain     the domain's memory map and event ring in the XDP maps
  *   plane      interfaces, transmit engines, transmit frames
  *   telem      telemetry slots for other processes
+ *   rqretire   completed receives out of xr_rq: XDP's guard, batches
  *   stream     streams, posted receives, receive delivery
  *   keys       header-MAC keys of keyed connections, key epochs
  *   qp_state   RTS / error state in the library and in XDP's maps

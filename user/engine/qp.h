@@ -162,6 +162,7 @@ struct xr_qkeys {
 	uint64_t epochs, waits;            /* epochs moved, waits for the peer */
 };
 #define XR_RDQ 256
+#define XR_RQ_RETIRE 32              /* retirements per batch (rqretire.c) */
 
 struct xr_cm_conn;
 
@@ -214,6 +215,12 @@ struct xroce_qp {
 	struct xr_stream *streams[XROCE_MAX_STREAMS];
 	uint16_t *stream_ids;              /* the streams in use, in order of use */
 	uint32_t nstreams;
+	/* rqretire.c: completed receives of the guarded stream whose xr_rq
+	 * entries wait for one batch deletion */
+	uint32_t rq_retire[XR_RQ_RETIRE];
+	uint32_t rq_nretire;
+	uint16_t rq_guard_stream;
+	bool rq_guarded;                   /* xr_evb.rq_* in use */
 	uint64_t timer_due;                /* when xr_qp_timers must run (0: now) */
 	uint32_t rnr_retry;
 	uint64_t rnr_timer_ns;

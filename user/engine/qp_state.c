@@ -18,6 +18,7 @@
 #include "keys.h"
 #include "mr.h"
 #include "qp.h"
+#include "rqretire.h"
 #include "qp_state.h"
 #include "stream.h"
 
@@ -112,6 +113,7 @@ int xr_qp_program(struct xroce_qp *qp, uint32_t peer_init_psn,
 		rc = clear_msg_slots(qp);
 	if (rc)
 		return rc;
+	xr_rq_retire_reset(qp); /* the reset below ends its guard */
 	xr_domain_conn_reset(dev, qp->conn_id);
 	xr_evq_wake_conn(dev, qp->conn_id);
 	memset(&c, 0, sizeof(c));

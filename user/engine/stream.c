@@ -28,6 +28,7 @@
 #include "mr.h"
 #include "qp.h"
 #include "rqrecall.h"
+#include "rqretire.h"
 #include "stream.h"
 #include "trace.h"
 
@@ -51,18 +52,11 @@ struct xr_stream *xr_stream_get(struct xroce_qp *qp, uint16_t id)
 	return qp->streams[id];
 }
 
-static void rq_unpublish(struct xroce_qp *qp, uint16_t stream, uint32_t msn)
-{
-	struct xr_rq_key k = { .conn = qp->conn_id, .stream = stream,
-			       .slot = (uint16_t)(msn % XR_RQ_SLOTS) };
-
-	bpf_map_delete_elem(qp->dev->maps.rq, &k);
-}
-
 void xr_qp_free_streams(struct xroce_qp *qp)
 {
 	uint32_t i;
 
+	xr_rq_retire_flush(qp);
 	for (i = 0; i < qp->nstreams; i++) {
 		uint16_t id = qp->stream_ids[i];
 		struct xr_stream *st = qp->streams[id];
@@ -72,7 +66,7 @@ void xr_qp_free_streams(struct xroce_qp *qp)
 		 * gets this id into memory the application has back.  Nor may
 		 * the entries of receives taken back (up to rq_hi) stay. */
 		while (st && st->rq_done != st->rq_hi)
-			rq_unpublish(qp, id, st->rq_done++);
+			xr_rq_unpublish(qp, id, st->rq_done++);
 		free(st);
 		qp->streams[id] = NULL;
 	}
@@ -158,6 +152,8 @@ int xr_qp_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 				     strerror(errno));
 			break;
 		}
+		/* It replaced any entry a retirement waited to delete. */
+		xr_rq_retire_posting(qp, wr->stream, st->rq_post);
 		st->rq_post++;
 		if ((int32_t)(st->rq_post - st->rq_hi) > 0)
 			st->rq_hi = st->rq_post;
@@ -370,8 +366,8 @@ static void deliver_stream(struct xroce_qp *qp, uint16_t id, struct xr_stream *s
 					wc.wc_flags = XROCE_WC_WITH_IMM;
 				}
 			}
+			xr_rq_retire(qp, id, st->rq_done);
 			xr_cq_push_msg(qp->recv_cq, &wc, p->msg_id);
-			rq_unpublish(qp, id, st->rq_done);
 			st->rq_done++;
 			break;
 		}
@@ -418,7 +414,7 @@ void xr_qp_flush_recv(struct xroce_qp *qp)
 
 			if (xr_cq_push(qp->recv_cq, &wc))
 				break;
-			rq_unpublish(qp, i, st->rq_done);
+			xr_rq_unpublish(qp, i, st->rq_done);
 			st->rq_done++;
 		}
 	}
