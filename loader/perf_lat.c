@@ -81,7 +81,6 @@ static int round_trip(const struct pf_opts *o, struct pf_env *e,
 	return 0;
 }
 
-/* rtt: o->iters sorted samples. */
 /* rtt: o->iters sorted samples; retx, dup: what the timed ones took. */
 static void report(const struct pf_opts *o, const struct pf_env *e,
 		   uint64_t size, const uint64_t *rtt, uint64_t retx, uint64_t dup,
