@@ -78,7 +78,11 @@ XR_INLINE __u8 xr_check_send(const struct xr_conn *c, __u32 conn_id,
 	__u32 state;
 
 	/* A receive the library has completed, its entry not yet deleted
-	 * (abi.h, xr_evb.rq_done): as good as gone. */
+	 * (abi.h, xr_evb.rq_done): as good as gone.  Plain loads: a packet
+	 * that reads rq_done just before the library's store (or, on a
+	 * weakly ordered CPU, rq_on before rq_stream and rq_done) is the
+	 * packet that looked an entry up just before its deletion was, a
+	 * window the deletion never closed either. */
 	if (b && b->rq_on && b->rq_stream == stream &&
 	    (__s32)(msn - b->rq_done) < 0)
 		return XR_NAK_RNR;

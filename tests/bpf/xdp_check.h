@@ -400,7 +400,7 @@ static void run_step(struct env *e, const struct step *st, int idx)
 			return;
 		}
 		b.rq_done = mrs[st->rk].key + st->roff;
-		b.rq_stream = RQ_STREAM;
+		b.rq_stream = (uint16_t)(RQ_STREAM + st->seq);
 		b.rq_on = 1;
 		if (bpf_map_update_elem(e->w->evb, &conn, &b, BPF_ANY))
 			ERR(e, "cannot set xr_evb: %s", strerror(errno));

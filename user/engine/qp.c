@@ -17,6 +17,7 @@
 #include "evq_wake.h"
 #include "mr.h"
 #include "qp.h"
+#include "rqretire.h"
 #include "qp_state.h"
 #include "stream.h"
 #include "telem.h"
@@ -242,6 +243,10 @@ int xr_qp_destroy(struct xroce_qp *qp)
 	qp->state = XROCE_QPS_CLOSED;
 	if (tell)
 		xr_ctrl_send_close(qp);
+	/* Completed receives' entries go while the id is still ours: once
+	 * the connection entry is gone, another process may take the id and
+	 * post receives under the same keys. */
+	xr_rq_retire_flush(qp);
 	bpf_map_delete_elem(dev->maps.conns, &qp->conn_id);
 	xr_evq_wake_release(dev, qp->conn_id);
 	if (qp->conn_id < dev->conn_tab_size)

@@ -17,7 +17,10 @@
  * A waiting entry has the key (stream, msn % XR_RQ_SLOTS) that receive
  * msn + XR_RQ_SLOTS is published under; that receive's publication
  * replaces the entry, so it leaves the batch (xr_rq_retire_posting) or
- * the batch would delete the new receive.  Without a mapped xr_evb (the
+ * the batch would delete the new receive.  A QP that goes quiet keeps up
+ * to XR_RQ_RETIRE - 1 such entries until its next batch, its teardown or
+ * a publication that finds xr_rq full (stream.c flushes every batch of
+ * the device then, and tries again).  Without a mapped xr_evb (the
  * descriptor could not be mapped) and on other streams, entries are
  * deleted at once, as before.
  */
@@ -68,12 +71,22 @@ void xr_rq_retire_flush(struct xroce_qp *qp)
 	for (i = 0; i < n; i++)
 		keys[i] = rq_key(qp, qp->rq_guard_stream, qp->rq_retire[i]);
 	qp->rq_nretire = 0;
-	/* The batch stops at its first failure (an entry gone already, say):
-	 * the rest one by one. */
 	if (!bpf_map_delete_batch(qp->dev->maps.rq, keys, &count, NULL) && count == n)
 		return;
-	for (i = count; i < n; i++)
+	/* The batch stops at its first failure (an entry gone already), and
+	 * one that failed before its loop (no memory, a kernel without batch
+	 * operations) leaves count as it was: every key again, one by one
+	 * (those already deleted answer ENOENT). */
+	for (i = 0; i < n; i++)
 		bpf_map_delete_elem(qp->dev->maps.rq, &keys[i]);
+}
+
+void xr_rq_retire_flush_all(struct xroce_device *dev)
+{
+	struct xroce_qp *qp;
+
+	for (qp = dev->qps; qp; qp = qp->next)
+		xr_rq_retire_flush(qp);
 }
 
 void xr_rq_retire_reset(struct xroce_qp *qp)

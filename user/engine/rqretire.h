@@ -23,7 +23,11 @@ void xr_rq_retire_posting(struct xroce_qp *qp, uint16_t stream, uint32_t msn);
 /* Delete the entries of every retirement still waiting (QP teardown). */
 void xr_rq_retire_flush(struct xroce_qp *qp);
 
-/* The same, and no stream guarded any more: the connection's xr_evb entry
+/* Every QP's of the device (xr_rq full: room for a publication). */
+struct xroce_device;
+void xr_rq_retire_flush_all(struct xroce_device *dev);
+
+/* The same as xr_rq_retire_flush, and no stream guarded any more: the connection's xr_evb entry
  * is being reset (a connection is programmed). */
 void xr_rq_retire_reset(struct xroce_qp *qp);
 

@@ -75,6 +75,19 @@ void xr_qp_free_streams(struct xroce_qp *qp)
 	qp->nstreams = 0;
 }
 
+/* Publish receive v under key k.  A full xr_rq first takes back the
+ * entries waiting in the device's retirement batches (rqretire.c). */
+static int publish_rq(struct xroce_device *dev, const struct xr_rq_key *k,
+		      const struct xr_rq_ent *v)
+{
+	if (!bpf_map_update_elem(dev->maps.rq, k, v, BPF_ANY))
+		return 0;
+	if (errno != E2BIG)
+		return -errno;
+	xr_rq_retire_flush_all(dev);
+	return bpf_map_update_elem(dev->maps.rq, k, v, BPF_ANY) ? -errno : 0;
+}
+
 int xr_qp_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 		    struct xroce_recv_wr **bad_wr)
 {
@@ -146,10 +159,11 @@ int xr_qp_post_recv(struct xroce_qp *qp, struct xroce_recv_wr *wr,
 		v.mem_off = r->mem_off;
 		v.conn = qp->conn_id;
 		v.stream = wr->stream;
-		if (bpf_map_update_elem(dev->maps.rq, &k, &v, BPF_ANY)) {
-			rc = xr_fail(&dev->log, -errno, "xroce_post_recv: cannot "
+		rc = publish_rq(dev, &k, &v);
+		if (rc) {
+			rc = xr_fail(&dev->log, rc, "xroce_post_recv: cannot "
 				     "publish the receive: %s (xr_rq full?)",
-				     strerror(errno));
+				     strerror(-rc));
 			break;
 		}
 		/* It replaced any entry a retirement waited to delete. */
