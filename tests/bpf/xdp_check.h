@@ -155,8 +155,25 @@ static void check_bind(struct env *e, const struct step *st, const uint8_t *in,
 		ERR(e, "bind record: the message differs from the frame's");
 }
 
-/* K_POSTRQ, K_RECALL: a receive posted, or taken back as the library
- * takes it back. */
+/* K_RQDONE: CONN's xr_evb guard, as the library sets it. */
+static void rq_done_step(struct env *e, const struct step *st)
+{
+	uint32_t conn = CONN;
+	struct xr_evb b = { 0 };
+
+	if (e->w->evb < 0 || bpf_map_lookup_elem(e->w->evb, &conn, &b)) {
+		ERR(e, "cannot read xr_evb: %s", strerror(errno));
+		return;
+	}
+	b.rq_done = mrs[st->rk].key + st->roff;
+	b.rq_stream = (uint16_t)(RQ_STREAM + st->seq);
+	b.rq_on = 1;
+	if (bpf_map_update_elem(e->w->evb, &conn, &b, BPF_ANY))
+		ERR(e, "cannot set xr_evb: %s", strerror(errno));
+}
+
+/* K_POSTRQ, K_RECALL, K_RQDONE: a receive posted, taken back as the
+ * library takes it back, or marked complete by the guard. */
 static void rq_step(struct env *e, const struct step *st)
 {
 	const struct mrdef *m = &mrs[st->rk];
@@ -169,6 +186,10 @@ static void rq_step(struct env *e, const struct step *st)
 	char why[160];
 	int rc;
 
+	if (st->kind == K_RQDONE) {
+		rq_done_step(e, st);
+		return;
+	}
 	if (st->kind == K_POSTRQ) {
 		if (bpf_map_update_elem(e->w->rq, &k, &v, BPF_ANY))
 			ERR(e, "cannot post the receive: %s", strerror(errno));
@@ -387,23 +408,9 @@ static void run_step(struct env *e, const struct step *st, int idx)
 			ERR(e, "cannot set xr_ifs: %s", strerror(errno));
 		return;
 	}
-	if (st->kind == K_POSTRQ || st->kind == K_RECALL) {
+	if (st->kind == K_POSTRQ || st->kind == K_RECALL ||
+	    st->kind == K_RQDONE) {
 		rq_step(e, st);
-		return;
-	}
-	if (st->kind == K_RQDONE) {
-		uint32_t conn = CONN;
-		struct xr_evb b = { 0 };
-
-		if (e->w->evb < 0 || bpf_map_lookup_elem(e->w->evb, &conn, &b)) {
-			ERR(e, "cannot read xr_evb: %s", strerror(errno));
-			return;
-		}
-		b.rq_done = mrs[st->rk].key + st->roff;
-		b.rq_stream = (uint16_t)(RQ_STREAM + st->seq);
-		b.rq_on = 1;
-		if (bpf_map_update_elem(e->w->evb, &conn, &b, BPF_ANY))
-			ERR(e, "cannot set xr_evb: %s", strerror(errno));
 		return;
 	}
 	if (st->kind == K_FILL) {

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+struct xroce_device;
 struct xroce_qp;
 
 /* Receive msn of stream has completed (its CQE is about to go to the
@@ -23,12 +24,12 @@ void xr_rq_retire_posting(struct xroce_qp *qp, uint16_t stream, uint32_t msn);
 /* Delete the entries of every retirement still waiting (QP teardown). */
 void xr_rq_retire_flush(struct xroce_qp *qp);
 
-/* Every QP's of the device (xr_rq full: room for a publication). */
-struct xroce_device;
+/* The same for every QP of the device (xr_rq full: room for a
+ * publication). */
 void xr_rq_retire_flush_all(struct xroce_device *dev);
 
-/* The same as xr_rq_retire_flush, and no stream guarded any more: the connection's xr_evb entry
- * is being reset (a connection is programmed). */
+/* xr_rq_retire_flush, and no stream guarded any more: the connection's
+ * xr_evb entry is being reset (a connection is programmed). */
 void xr_rq_retire_reset(struct xroce_qp *qp);
 
 /* Delete the xr_rq entry of receive msn of stream now. */
